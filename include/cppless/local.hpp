@@ -1,0 +1,51 @@
+// cppless/local.hpp — the local backend: warm worker processes on this machine (the default).
+//
+//   cppless::local_dispatcher dispatcher;             // one warm worker per core
+//   auto instance = dispatcher.create_instance();
+//
+// Workers are this same executable started in worker mode (chosen before main runs), kept and
+// reused. Host and worker talk over shared-memory rings: an idle side polls hot for
+// `hot_poll` and then sleeps on a futex/eventfd (warm). A call that crashes its worker (signal,
+// abort) or runs past its with_timeout fails alone, with worker_crashed / timeout_error, and the
+// worker is replaced. Mode `cold` starts one process per call instead (the thesis' local
+// dispatcher), for comparison. Inside a worker, a local_dispatcher sends nested calls back to
+// the host's pool (a worker waiting for nested calls serves other calls meanwhile), so recursion
+// is deadlock-free and the number of processes stays bounded.
+#pragma once
+
+#include <cppless/instance.hpp>
+
+#include <chrono>
+#include <memory>
+
+namespace cppless {
+
+struct local_options {
+  enum class start_mode { warm, cold };
+
+  unsigned workers = 0;                          // 0: one per hardware thread
+  start_mode mode = start_mode::warm;
+  std::chrono::microseconds hot_poll{200};       // busy-poll before sleeping (0: always sleep)
+  unsigned max_nesting = 64;                     // nested calls one waiting worker may take on
+  std::size_t max_payload = std::size_t{256} << 20;  // bigger payloads fail at dispatch
+};
+
+class local_dispatcher {
+ public:
+  local_dispatcher();
+  explicit local_dispatcher(local_options options);
+
+  instance create_instance() const;
+
+  // Worker processes currently alive (0 before the first call and inside a worker).
+  unsigned worker_count() const;
+  // Workers started so far, including replacements of crashed or killed ones.
+  unsigned workers_started() const;
+  const local_options& options() const { return options_; }
+
+ private:
+  local_options options_;
+  std::shared_ptr<backend> backend_;
+};
+
+}  // namespace cppless

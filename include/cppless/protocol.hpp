@@ -1,0 +1,84 @@
+// cppless/protocol.hpp — the worker protocol, independent of the transport that carries it.
+//
+// A host and a worker exchange frames: a fixed 48-byte header and a payload. The same frames
+// travel over the local backend's shared-memory rings and can travel over a TCP stream (leased
+// executors), so everything here is plain bytes plus a byte-stream decoder that accepts input
+// in arbitrary pieces.
+//
+//   host -> worker : call (run a function), result (answer to the worker's nested call), shutdown
+//   worker -> host : result (answer to a call), call (nested dispatch), waiting (blocked on
+//                    nested calls: the host may hand this worker more calls meanwhile)
+#pragma once
+
+#include <cppless/byte_buffer.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <span>
+#include <string>
+
+namespace cppless::protocol {
+
+inline constexpr std::uint32_t magic = 0x314c5043;  // "CPL1"
+inline constexpr std::size_t max_payload = std::size_t{1} << 30;  // hard cap of one frame
+
+enum class frame_kind : std::uint16_t { call = 1, result = 2, waiting = 3, shutdown = 4 };
+
+// How a call ended, as the worker reports it (status of a `result` frame).
+enum class status : std::uint16_t {
+  ok = 0,
+  remote_exception = 1,    // payload: archive(type, message)
+  unknown_function = 2,    // payload: archive(message)
+  fingerprint_mismatch = 3,
+  decode_error = 4,
+  too_large = 5,
+  worker_crashed = 6,      // host -> worker results of nested calls: payload archive(message)
+  timeout = 7,
+  protocol_failure = 8,
+};
+
+struct frame_header {
+  std::uint32_t magic = protocol::magic;
+  frame_kind kind = frame_kind::call;
+  status code = status::ok;
+  std::uint64_t call_id = 0;       // chosen by the side that sent the call
+  std::uint64_t function_id = 0;   // entry id hash (calls)
+  std::uint64_t fingerprint = 0;   // entry fingerprint (calls)
+  std::uint64_t exec_ns = 0;       // results: time spent running the function
+  std::uint32_t payload_size = 0;
+  std::uint32_t flags = 0;         // results: bit 0 = first call served by this worker (cold)
+};
+static_assert(sizeof(frame_header) == 48, "frame header must stay 48 bytes");
+
+inline constexpr std::uint32_t flag_cold = 1;
+
+std::string describe(status s);
+
+// The typed exception a failed call ends in, from a result frame's status and payload.
+std::exception_ptr error_from(status code, std::span<const std::byte> payload, const std::string& function_name);
+// The other way round, for forwarding a failure (nested calls): fills status and payload.
+void encode_error(const std::exception_ptr& error, status& code, byte_buffer& payload);
+// Payload of a failed result: (type, message) for remote exceptions, (message) otherwise.
+void encode_failure(status code, const std::string& type, const std::string& message, byte_buffer& payload);
+
+// Incremental decoder: feed bytes as they arrive; `next` yields complete frames.
+class frame_decoder {
+ public:
+  // Consumes up to `size` bytes; returns how many were taken (stops after a complete frame).
+  std::size_t feed(const std::byte* data, std::size_t size);
+  bool ready() const { return state_ == state::done; }
+  // Takes the completed frame; the decoder starts over.
+  void take(frame_header& header, byte_buffer& payload);
+  // Bytes still missing for the current frame (header or payload).
+  std::size_t wanted() const;
+
+ private:
+  enum class state { header, payload, done };
+  state state_ = state::header;
+  std::size_t have_ = 0;
+  frame_header header_{};
+  byte_buffer payload_;
+};
+
+}  // namespace cppless::protocol

@@ -1,0 +1,23 @@
+// cppless/worker.hpp — worker mode: the same executable serving calls instead of running main.
+//
+// With the CMake target cppless::cppless, nothing is needed: main is wrapped at link time
+// (-Wl,--wrap=main) and worker mode is chosen before the user's main runs. A build that cannot
+// wrap main calls cppless::worker_main first thing in main:
+//
+//   int main(int argc, char** argv) {
+//     if (auto code = cppless::worker_main(argc, argv)) return *code;
+//     ...
+#pragma once
+
+#include <optional>
+
+namespace cppless {
+
+// If this process was started as a worker (or to print its manifest), serves and returns the
+// exit code; otherwise returns nothing and the program goes on as the host.
+std::optional<int> worker_main(int argc, char** argv);
+
+// True inside a worker process (nested dispatch goes to the host's pool).
+bool in_worker();
+
+}  // namespace cppless

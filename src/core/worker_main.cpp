@@ -1,0 +1,56 @@
+// Worker mode is chosen here, before the user's main runs: the link wraps main
+// (-Wl,--wrap=main, added by the cppless::cppless CMake target) so that a process started as a
+// worker serves calls instead, and a process asked for its manifest prints it.
+#include <cppless/entry.hpp>
+#include <cppless/worker.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace cppless {
+
+namespace local {
+int run_worker(const char* setting);
+}
+
+namespace {
+// Lets `cppless manifest` recognise a cppless executable before it runs it.
+[[gnu::used]] const char executable_marker[] = "CPPLESS-EXECUTABLE-MARKER-v1";
+
+bool& worker_flag() {
+  static bool flag = false;
+  return flag;
+}
+}  // namespace
+
+bool in_worker() { return worker_flag(); }
+
+std::optional<int> worker_main(int, char**) {
+  if (const char* manifest = std::getenv("CPPLESS_MANIFEST"); manifest && *manifest) {
+    std::string json = registry::global().manifest_json();
+    std::fwrite(json.data(), 1, json.size(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+    return 0;
+  }
+  if (const char* setting = std::getenv("CPPLESS_WORKER"); setting && *setting) {
+    std::string copy = setting;
+    ::unsetenv("CPPLESS_WORKER");  // programs a function starts are not workers
+    worker_flag() = true;
+    return local::run_worker(copy.c_str());
+  }
+  return std::nullopt;
+}
+
+}  // namespace cppless
+
+extern "C" int __real_main(int argc, char** argv, char** envp);
+
+extern "C" int __wrap_main(int argc, char** argv, char** envp) {
+  if (auto code = cppless::worker_main(argc, argv)) {
+    std::fflush(nullptr);
+    std::_Exit(*code);  // skip static destructors of a program whose main never ran
+  }
+  return __real_main(argc, argv, envp);
+}

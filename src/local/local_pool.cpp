@@ -1,0 +1,440 @@
+#include "local_pool.hpp"
+
+#include <cppless/entry.hpp>
+#include <cppless/error.hpp>
+
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+namespace cppless::local {
+
+namespace {
+constexpr std::uint64_t doorbell_tag = 0;  // epoll data of the doorbell; workers use generations >= 1
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+std::string seconds(unsigned s) { return std::to_string(s) + " s"; }
+}  // namespace
+
+local_pool::local_pool(local_options options) : options_(options) {
+  max_workers_ = options_.workers ? options_.workers : std::max(1u, std::thread::hardware_concurrency());
+  doorbell_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
+  if (doorbell_ < 0 || epoll_ < 0) throw error(std::string("cppless local: eventfd/epoll: ") + std::strerror(errno));
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = doorbell_tag;
+  ::epoll_ctl(epoll_, EPOLL_CTL_ADD, doorbell_, &ev);
+}
+
+local_pool::~local_pool() {
+  std::unique_lock lock(mutex());
+  for (auto& w : workers_) {
+    send(*w, protocol::frame_header{.kind = protocol::frame_kind::shutdown}, byte_buffer());
+  }
+  // Give workers a moment to leave on their own, then make sure.
+  const auto give_up = clock::now() + std::chrono::milliseconds(200);
+  while (!workers_.empty() && clock::now() < give_up) handle_events(10, nullptr);
+  for (auto& w : workers_) ::kill(w->process.pid, SIGKILL);
+  for (auto& w : workers_) {
+    reap_worker(w->process);
+    ::close(w->process.pidfd);
+  }
+  workers_.clear();
+  ::close(epoll_);
+  ::close(doorbell_);
+}
+
+unsigned local_pool::alive() {
+  std::unique_lock lock(mutex());
+  return static_cast<unsigned>(workers_.size());
+}
+
+unsigned local_pool::started() {
+  std::unique_lock lock(mutex());
+  return started_;
+}
+
+void local_pool::submit(invocation&& work, completion done) {
+  if (work.payload.size() > options_.max_payload)
+    throw payload_too_large("cppless local: payload of " + std::to_string(work.payload.size()) +
+                            " bytes for " + work.function_name + " exceeds the limit of " +
+                            std::to_string(options_.max_payload) + " bytes (local_options::max_payload)");
+  call c;
+  c.work = std::move(work);
+  c.done = std::move(done);
+  c.submitted = clock::now();
+  enqueue(std::move(c), false);
+  schedule();
+  // A driver asleep in epoll would not see a worker started by this thread: wake it.
+  if (sleeping_) {
+    std::uint64_t one = 1;
+    [[maybe_unused]] auto n = ::write(doorbell_, &one, sizeof one);
+  }
+}
+
+std::uint64_t local_pool::enqueue(call&& c, bool urgent) {
+  const std::uint64_t id = next_call_id_++;
+  calls_.emplace(id, std::move(c));
+  // Nested calls go first: depth-first order finishes the callers that wait for them sooner.
+  if (urgent) queue_.push_front(id);
+  else queue_.push_back(id);
+  return id;
+}
+
+local_pool::worker* local_pool::pick_worker() {
+  worker* best = nullptr;
+  for (auto& w : workers_) {
+    if (w->retiring || w->killed_for) continue;
+    if (options_.mode == local_options::start_mode::cold && (w->served > 0 || !w->running.empty())) continue;
+    if (w->running.empty()) return w.get();
+    if (w->waiting && w->running.size() < options_.max_nesting && (!best || w->running.size() < best->running.size()))
+      best = w.get();
+  }
+  return best;
+}
+
+local_pool::worker* local_pool::spawn() {
+  auto w = std::make_unique<worker>();
+  w->shared = region::create();
+  w->process = spawn_worker(w->shared.fd(), doorbell_, options_.hot_poll);
+  w->generation = next_generation_++;
+  ++started_;
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = w->generation;
+  ::epoll_ctl(epoll_, EPOLL_CTL_ADD, w->process.pidfd, &ev);
+  // A host already asleep must be woken by this worker too.
+  w->shared.header().host_sleeping.store(sleeping_ ? 1 : 0);
+  workers_.push_back(std::move(w));
+  return workers_.back().get();
+}
+
+void local_pool::schedule() {
+  while (!queue_.empty()) {
+    worker* w = pick_worker();
+    if (!w) {
+      if (workers_.size() >= max_workers_) return;
+      try {
+        w = spawn();
+      } catch (const std::exception& e) {
+        const std::uint64_t id = queue_.front();
+        queue_.pop_front();
+        outcome failed;
+        failed.error = std::make_exception_ptr(worker_crashed(e.what()));
+        finish(id, std::move(failed));
+        continue;
+      }
+    }
+    const std::uint64_t id = queue_.front();
+    queue_.pop_front();
+    assign(id, *w);
+  }
+}
+
+void local_pool::assign(std::uint64_t id, worker& w) {
+  call& c = calls_.at(id);
+  c.assigned = clock::now();
+  c.runner = w.generation;
+  if (c.work.config.timeout_s) c.deadline = c.assigned + std::chrono::seconds(c.work.config.timeout_s);
+  w.running.push_back(id);
+  w.waiting = false;
+  protocol::frame_header h;
+  h.kind = protocol::frame_kind::call;
+  h.call_id = id;
+  h.function_id = c.work.function_id;
+  h.fingerprint = c.work.fingerprint;
+  h.payload_size = static_cast<std::uint32_t>(c.work.payload.size());
+  send(w, h, std::move(c.work.payload));
+}
+
+void local_pool::send(worker& w, const protocol::frame_header& header, byte_buffer&& payload) {
+  w.outbound.push_back(outgoing{header, std::move(payload), 0});
+  flush(w);
+}
+
+bool local_pool::flush(worker& w) {
+  ring out = w.shared.to_worker();
+  bool wrote = false;
+  while (!w.outbound.empty()) {
+    outgoing& o = w.outbound.front();
+    constexpr std::size_t header_size = sizeof(protocol::frame_header);
+    if (o.sent < header_size) {
+      auto n = out.write_some(reinterpret_cast<const std::byte*>(&o.header) + o.sent, header_size - o.sent);
+      o.sent += n;
+      wrote |= n > 0;
+      if (o.sent < header_size) break;
+    }
+    const std::size_t done = o.sent - header_size;
+    if (done < o.payload.size()) {
+      auto n = out.write_some(o.payload.data() + done, o.payload.size() - done);
+      o.sent += n;
+      wrote |= n > 0;
+      if (o.sent - header_size < o.payload.size()) break;
+    }
+    w.outbound.pop_front();
+  }
+  if (wrote) notify_worker(w);
+  return wrote;
+}
+
+void local_pool::notify_worker(worker& w) {
+  region_header& h = w.shared.header();
+  if (h.worker_sleeping.load(std::memory_order_seq_cst)) {
+    h.worker_seq.fetch_add(1, std::memory_order_seq_cst);
+    futex_wake_all(h.worker_seq);
+  }
+}
+
+bool local_pool::read(worker& w) {
+  ring in = w.shared.to_host();
+  bool got = false;
+  for (;;) {
+    auto bytes = in.peek();
+    if (bytes.empty()) break;
+    got = true;
+    std::size_t used = 0;
+    try {
+      used = w.decoder.feed(bytes.data(), bytes.size());
+    } catch (const std::exception&) {
+      ::kill(w.process.pid, SIGKILL);  // a worker that breaks the protocol is replaced
+      break;
+    }
+    in.consume(used);
+    if (w.decoder.ready()) {
+      protocol::frame_header h;
+      byte_buffer payload;
+      w.decoder.take(h, payload);
+      handle_frame(w, h, std::move(payload));
+    }
+  }
+  if (got) notify_worker(w);  // it may be waiting for room to write
+  return got;
+}
+
+void local_pool::handle_frame(worker& w, const protocol::frame_header& h, byte_buffer&& payload) {
+  using protocol::frame_kind;
+  switch (h.kind) {
+    case frame_kind::result: {
+      auto it = std::find(w.running.begin(), w.running.end(), h.call_id);
+      if (it == w.running.end()) return;  // e.g. already failed by a timeout
+      w.running.erase(it);
+      const bool cold = (h.flags & protocol::flag_cold) != 0;
+      ++w.served;
+      call& c = calls_.at(h.call_id);
+      outcome result;
+      const auto now = clock::now();
+      result.stats.cold = cold;
+      result.stats.worker = w.process.pid;
+      result.stats.invocation_id = "w" + std::to_string(w.process.pid) + "-" + std::to_string(w.served);
+      result.stats.queued = c.assigned - c.submitted;
+      result.stats.execution = std::chrono::nanoseconds(h.exec_ns);
+      result.stats.round_trip = now - c.submitted;
+      if (h.code == protocol::status::ok) result.result = std::move(payload);
+      else result.error = protocol::error_from(h.code, payload.span(), c.work.function_name);
+      finish(h.call_id, std::move(result));
+      if (options_.mode == local_options::start_mode::cold && w.running.empty() && !w.retiring) {
+        w.retiring = true;
+        send(w, protocol::frame_header{.kind = frame_kind::shutdown}, byte_buffer());
+      }
+      return;
+    }
+    case frame_kind::call: {  // a nested dispatch from inside a function
+      call c;
+      c.work.function_id = h.function_id;
+      c.work.fingerprint = h.fingerprint;
+      c.work.function_name = "nested call";
+      c.work.payload = std::move(payload);
+      c.owner_generation = w.generation;
+      c.owner_call_id = h.call_id;
+      c.submitted = clock::now();
+      // The timeout of a nested call is known to the worker's entry table, not the host's:
+      // look it up in ours (same executable).
+      if (const entry* e = registry::global().find(h.function_id)) {
+        c.work.config = e->config;
+        c.work.function_name = e->name.c_str();
+      }
+      enqueue(std::move(c), true);
+      return;
+    }
+    case frame_kind::waiting:
+      w.waiting = true;
+      return;
+    case frame_kind::shutdown:
+      ::kill(w.process.pid, SIGKILL);
+      return;
+  }
+}
+
+void local_pool::finish(std::uint64_t id, outcome&& result) {
+  auto node = calls_.extract(id);
+  if (node.empty()) return;
+  call& c = node.mapped();
+  if (c.owner_generation == 0) {
+    ++completions_;
+    if (c.done) c.done(std::move(result));
+    return;
+  }
+  worker* owner = find_worker(c.owner_generation);
+  if (!owner) return;  // the caller's worker died; its own call has failed already
+  protocol::frame_header h;
+  h.kind = protocol::frame_kind::result;
+  h.call_id = c.owner_call_id;
+  h.exec_ns = static_cast<std::uint64_t>(result.stats.execution.count());
+  h.flags = result.stats.cold ? protocol::flag_cold : 0;
+  byte_buffer payload = std::move(result.result);
+  if (result.error) {
+    protocol::status code;
+    protocol::encode_error(result.error, code, payload);
+    h.code = code;
+  }
+  h.payload_size = static_cast<std::uint32_t>(payload.size());
+  send(*owner, h, std::move(payload));
+}
+
+local_pool::worker* local_pool::find_worker(std::uint64_t generation) {
+  for (auto& w : workers_)
+    if (w->generation == generation) return w.get();
+  return nullptr;
+}
+
+void local_pool::enforce_timeouts(clock::time_point now) {
+  for (auto& w : workers_) {
+    if (w->killed_for) continue;
+    for (std::uint64_t id : w->running) {
+      if (calls_.at(id).deadline <= now) {
+        w->killed_for = id;
+        ::kill(w->process.pid, SIGKILL);
+        break;
+      }
+    }
+  }
+}
+
+bool local_pool::step() {
+  bool activity = false;
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    activity |= flush(*workers_[i]);
+    activity |= read(*workers_[i]);
+  }
+  const auto now = clock::now();
+  enforce_timeouts(now);
+  // Deaths are reported through pidfds; look at them now and then even while busy.
+  if (now - last_event_check_ > std::chrono::milliseconds(2)) {
+    last_event_check_ = now;
+    handle_events(0, nullptr);
+  }
+  schedule();
+  return activity;
+}
+
+void local_pool::progress(std::unique_lock<std::mutex>& lock, clock::time_point until) {
+  const std::uint64_t before = completions_;
+  auto spin_until = clock::now() + options_.hot_poll;
+  for (;;) {
+    const bool activity = step();
+    if (completions_ != before) return;
+    const auto now = clock::now();
+    if (now >= until) return;
+    if (activity) {
+      spin_until = now + options_.hot_poll;
+      continue;
+    }
+    if (now < spin_until) {
+      cpu_relax();
+      continue;
+    }
+    wait_for_events(lock, until);
+    spin_until = clock::now() + options_.hot_poll;
+  }
+}
+
+void local_pool::wait_for_events(std::unique_lock<std::mutex>& lock, clock::time_point until) {
+  clock::time_point wake = until;
+  for (auto& [id, c] : calls_)
+    if (c.runner) wake = std::min(wake, c.deadline);
+  for (auto& w : workers_) w->shared.header().host_sleeping.store(1, std::memory_order_seq_cst);
+  sleeping_ = true;
+  bool ready = false;
+  for (auto& w : workers_) {
+    if (w->shared.to_host().readable() > 0 || (!w->outbound.empty() && w->shared.to_worker().writable() > 0)) ready = true;
+  }
+  if (!ready) {
+    auto ms = std::chrono::ceil<std::chrono::milliseconds>(wake - clock::now()).count();
+    handle_events(static_cast<int>(std::clamp<long long>(ms, 0, 1000)), &lock);
+  }
+  sleeping_ = false;
+  for (auto& w : workers_) w->shared.header().host_sleeping.store(0, std::memory_order_relaxed);
+}
+
+void local_pool::handle_events(int timeout_ms, std::unique_lock<std::mutex>* unlock_while_waiting) {
+  epoll_event events[32];
+  if (unlock_while_waiting) unlock_while_waiting->unlock();
+  int n = ::epoll_wait(epoll_, events, 32, timeout_ms);
+  if (unlock_while_waiting) unlock_while_waiting->lock();
+  for (int i = 0; i < n; ++i) {
+    if (events[i].data.u64 == doorbell_tag) {
+      std::uint64_t count;
+      while (::read(doorbell_, &count, sizeof count) > 0) {
+      }
+    } else {
+      reap(events[i].data.u64);
+    }
+  }
+}
+
+void local_pool::reap(std::uint64_t generation) {
+  auto it = std::find_if(workers_.begin(), workers_.end(), [&](auto& w) { return w->generation == generation; });
+  if (it == workers_.end()) return;
+  worker& w = **it;
+  const std::string how = reap_worker(w.process);
+  read(w);  // results it wrote before it ended still count
+  for (std::uint64_t id : w.running) {
+    call& c = calls_.at(id);
+    outcome failed;
+    failed.stats.worker = w.process.pid;
+    failed.stats.queued = c.assigned - c.submitted;
+    failed.stats.round_trip = clock::now() - c.submitted;
+    const std::string fn = c.work.function_name;
+    if (id == w.killed_for) {
+      failed.error = std::make_exception_ptr(timeout_error(
+          "cppless: call to " + fn + " exceeded its timeout of " + seconds(c.work.config.timeout_s) +
+          "; worker " + std::to_string(w.process.pid) + " was killed and will be replaced"));
+    } else if (w.killed_for) {
+      failed.error = std::make_exception_ptr(worker_crashed(
+          "cppless: worker " + std::to_string(w.process.pid) + " running " + fn +
+          " was killed because another call on it (nested) exceeded its timeout"));
+    } else {
+      failed.error = std::make_exception_ptr(worker_crashed(
+          "cppless: worker " + std::to_string(w.process.pid) + " died of " + (how.empty() ? "a clean exit" : how) +
+          " while running " + fn + "; it will be replaced"));
+    }
+    finish(id, std::move(failed));
+  }
+  // Nested calls this worker was waiting for have nobody to return to.
+  std::erase_if(queue_, [&](std::uint64_t id) {
+    auto c = calls_.find(id);
+    if (c == calls_.end() || c->second.owner_generation != generation) return false;
+    calls_.erase(c);
+    return true;
+  });
+  ::epoll_ctl(epoll_, EPOLL_CTL_DEL, w.process.pidfd, nullptr);
+  ::close(w.process.pidfd);
+  workers_.erase(it);
+}
+
+}  // namespace cppless::local

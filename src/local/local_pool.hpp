@@ -1,0 +1,94 @@
+// The host side of the local backend: a pool of worker processes, the queue of calls waiting
+// for one, and the event loop that moves frames, notices deaths and enforces timeouts.
+#pragma once
+
+#include "shm_channel.hpp"
+#include "worker_process.hpp"
+
+#include <cppless/instance.hpp>
+#include <cppless/local.hpp>
+#include <cppless/protocol.hpp>
+
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace cppless::local {
+
+class local_pool final : public backend {
+ public:
+  explicit local_pool(local_options options);
+  ~local_pool() override;
+
+  void submit(invocation&& call, completion done) override;
+  void progress(std::unique_lock<std::mutex>& lock, clock::time_point until) override;
+  std::string name() const override { return "local"; }
+
+  unsigned alive();
+  unsigned started();
+
+ private:
+  struct outgoing {
+    protocol::frame_header header;
+    byte_buffer payload;
+    std::size_t sent = 0;  // bytes of header + payload already in the ring
+  };
+
+  struct worker {
+    std::uint64_t generation = 0;  // unique per process started
+    worker_process process;
+    region shared;
+    protocol::frame_decoder decoder;
+    std::deque<outgoing> outbound;
+    std::vector<std::uint64_t> running;  // host call ids assigned to it
+    bool waiting = false;                // blocked on nested calls: may take more
+    bool retiring = false;               // told to shut down (cold mode)
+    unsigned served = 0;
+    std::uint64_t killed_for = 0;        // call whose timeout made us kill it
+  };
+
+  struct call {
+    invocation work;
+    completion done;                    // calls from instances
+    std::uint64_t owner_generation = 0;  // nested calls: the worker waiting for it...
+    std::uint64_t owner_call_id = 0;     // ...and its id there
+    clock::time_point submitted, assigned;
+    clock::time_point deadline = clock::time_point::max();
+    std::uint64_t runner = 0;            // generation of the worker running it
+  };
+
+  std::uint64_t enqueue(call&& c, bool urgent);
+  void schedule();
+  worker* pick_worker();
+  worker* spawn();
+  void assign(std::uint64_t id, worker& w);
+  bool step();
+  bool flush(worker& w);
+  bool read(worker& w);
+  void handle_frame(worker& w, const protocol::frame_header& header, byte_buffer&& payload);
+  void finish(std::uint64_t id, outcome&& result);
+  void enforce_timeouts(clock::time_point now);
+  void wait_for_events(std::unique_lock<std::mutex>& lock, clock::time_point until);
+  void handle_events(int timeout_ms, std::unique_lock<std::mutex>* unlock_while_waiting);
+  void reap(std::uint64_t generation);
+  worker* find_worker(std::uint64_t generation);
+  void notify_worker(worker& w);
+  void send(worker& w, const protocol::frame_header& header, byte_buffer&& payload);
+
+  local_options options_;
+  unsigned max_workers_;
+  int doorbell_ = -1;
+  int epoll_ = -1;
+  bool sleeping_ = false;
+  std::uint64_t next_call_id_ = 1;
+  std::uint64_t next_generation_ = 1;
+  std::uint64_t completions_ = 0;
+  unsigned started_ = 0;
+  clock::time_point last_event_check_{};
+  std::unordered_map<std::uint64_t, call> calls_;  // submitted and not ended
+  std::deque<std::uint64_t> queue_;                 // waiting for a worker
+  std::vector<std::unique_ptr<worker>> workers_;
+};
+
+}  // namespace cppless::local

@@ -1,0 +1,93 @@
+#include "shm_channel.hpp"
+
+#include <cppless/error.hpp>
+
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <new>
+#include <string>
+#include <utility>
+
+namespace cppless::local {
+
+std::size_t ring::write_some(const std::byte* bytes, std::size_t size) {
+  const std::uint64_t w = pos_->write_pos.load(std::memory_order_relaxed);
+  const std::uint64_t r = pos_->read_pos.load(std::memory_order_acquire);
+  const std::size_t n = std::min(size, ring_capacity - static_cast<std::size_t>(w - r));
+  if (n == 0) return 0;
+  const std::size_t at = w & (ring_capacity - 1);
+  const std::size_t first = std::min(n, ring_capacity - at);
+  std::memcpy(data_ + at, bytes, first);
+  std::memcpy(data_, bytes + first, n - first);
+  pos_->write_pos.store(w + n, std::memory_order_seq_cst);
+  return n;
+}
+
+std::span<const std::byte> ring::peek() const {
+  const std::uint64_t r = pos_->read_pos.load(std::memory_order_relaxed);
+  const std::uint64_t w = pos_->write_pos.load(std::memory_order_acquire);
+  const std::size_t at = r & (ring_capacity - 1);
+  return {data_ + at, std::min(static_cast<std::size_t>(w - r), ring_capacity - at)};
+}
+
+region region::create() {
+  region out;
+  out.fd_ = static_cast<int>(::syscall(SYS_memfd_create, "cppless-worker", 1u /* MFD_CLOEXEC */));
+  if (out.fd_ < 0) throw error(std::string("cppless local: memfd_create failed: ") + std::strerror(errno));
+  if (::ftruncate(out.fd_, static_cast<off_t>(region_size)) != 0)
+    throw error(std::string("cppless local: cannot size shared memory: ") + std::strerror(errno));
+  void* p = ::mmap(nullptr, region_size, PROT_READ | PROT_WRITE, MAP_SHARED, out.fd_, 0);
+  if (p == MAP_FAILED) throw error(std::string("cppless local: mmap failed: ") + std::strerror(errno));
+  out.header_ = new (p) region_header();
+  return out;
+}
+
+region region::attach(int fd) {
+  region out;
+  out.fd_ = fd;
+  void* p = ::mmap(nullptr, region_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) throw error(std::string("cppless worker: cannot map shared memory: ") + std::strerror(errno));
+  out.header_ = static_cast<region_header*>(p);
+  return out;
+}
+
+region::region(region&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), header_(std::exchange(other.header_, nullptr)) {}
+
+region& region::operator=(region&& other) noexcept {
+  if (this != &other) {
+    this->~region();
+    fd_ = std::exchange(other.fd_, -1);
+    header_ = std::exchange(other.header_, nullptr);
+  }
+  return *this;
+}
+
+region::~region() {
+  if (header_) ::munmap(header_, region_size);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+ring region::to_worker() const {
+  return ring(&header_->to_worker, reinterpret_cast<std::byte*>(header_ + 1));
+}
+ring region::to_host() const {
+  return ring(&header_->to_host, reinterpret_cast<std::byte*>(header_ + 1) + ring_capacity);
+}
+
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::uint32_t timeout_ms) {
+  timespec ts{static_cast<time_t>(timeout_ms / 1000), static_cast<long>(timeout_ms % 1000) * 1000000L};
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected, &ts, nullptr, 0);
+}
+
+void futex_wake_all(std::atomic<std::uint32_t>& word) {
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, 0x7fffffff, nullptr, nullptr, 0);
+}
+
+}  // namespace cppless::local

@@ -1,0 +1,83 @@
+// Shared-memory transport of the local backend: one region per worker holding two byte rings
+// (host->worker, worker->host) and the flags each side uses to avoid needless wake-ups.
+//
+// Each ring is single-producer single-consumer over monotonically increasing positions; a frame
+// may be larger than the ring and is then streamed through it. A side with nothing to do spins
+// for a bounded time, then sleeps: the worker on a futex in the region, the host on an eventfd
+// shared by all workers (so one epoll covers every worker and the pidfds that report deaths).
+// A side only pays for a wake-up syscall when the peer announced it is sleeping (Dekker-style
+// flags, all sequentially consistent).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace cppless::local {
+
+inline constexpr std::size_t ring_capacity = std::size_t{1} << 20;  // per direction, power of two
+
+struct alignas(64) ring_positions {
+  std::atomic<std::uint64_t> write_pos{0};
+  alignas(64) std::atomic<std::uint64_t> read_pos{0};
+};
+
+struct alignas(64) region_header {
+  ring_positions to_worker;
+  ring_positions to_host;
+  alignas(64) std::atomic<std::uint32_t> worker_seq{0};      // futex word the worker sleeps on
+  std::atomic<std::uint32_t> worker_sleeping{0};
+  alignas(64) std::atomic<std::uint32_t> host_sleeping{0};  // host sleeps on the shared eventfd
+};
+
+inline constexpr std::size_t region_size = sizeof(region_header) + 2 * ring_capacity;
+
+// One direction of a region, seen from either side.
+class ring {
+ public:
+  ring(ring_positions* positions, std::byte* data) : pos_(positions), data_(data) {}
+
+  std::size_t readable() const {
+    return pos_->write_pos.load(std::memory_order_acquire) - pos_->read_pos.load(std::memory_order_relaxed);
+  }
+  std::size_t writable() const {
+    return ring_capacity -
+           (pos_->write_pos.load(std::memory_order_relaxed) - pos_->read_pos.load(std::memory_order_acquire));
+  }
+  // Copies as much of `bytes` as fits; returns how much.
+  std::size_t write_some(const std::byte* bytes, std::size_t size);
+  // The contiguous readable bytes at the read position (may be fewer than readable()).
+  std::span<const std::byte> peek() const;
+  void consume(std::size_t n) { pos_->read_pos.store(pos_->read_pos.load(std::memory_order_relaxed) + n, std::memory_order_release); }
+
+ private:
+  ring_positions* pos_;
+  std::byte* data_;
+};
+
+// A mapped region (memfd) and its two rings.
+class region {
+ public:
+  static region create();           // host: new memfd, zeroed header
+  static region attach(int fd);     // worker: map an inherited memfd
+  region() = default;
+  region(region&& other) noexcept;
+  region& operator=(region&& other) noexcept;
+  ~region();
+
+  int fd() const { return fd_; }
+  region_header& header() const { return *header_; }
+  ring to_worker() const;
+  ring to_host() const;
+
+ private:
+  int fd_ = -1;
+  region_header* header_ = nullptr;
+};
+
+// futex helpers on a word inside shared memory (not FUTEX_PRIVATE: other processes share it).
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::uint32_t timeout_ms);
+void futex_wake_all(std::atomic<std::uint32_t>& word);
+
+}  // namespace cppless::local

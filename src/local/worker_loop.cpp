@@ -1,0 +1,234 @@
+#include "uplink.hpp"
+#include "worker_process.hpp"
+
+#include <cppless/entry.hpp>
+#include <cppless/error.hpp>
+#include <cppless/identity.hpp>
+
+#include <cxxabi.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+namespace cppless::local {
+
+namespace {
+std::shared_ptr<uplink>& uplink_slot() {
+  static std::shared_ptr<uplink> slot;
+  return slot;
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+}  // namespace
+
+std::shared_ptr<uplink> current_uplink() { return uplink_slot(); }
+
+uplink::uplink(region shared, int doorbell, std::chrono::microseconds hot_poll, pid_t host)
+    : shared_(std::move(shared)),
+      in_(shared_.to_worker()),
+      out_(shared_.to_host()),
+      doorbell_(doorbell),
+      hot_poll_(hot_poll),
+      host_(host) {}
+
+void uplink::notify_host() {
+  if (shared_.header().host_sleeping.load(std::memory_order_seq_cst)) {
+    std::uint64_t one = 1;
+    [[maybe_unused]] auto n = ::write(doorbell_, &one, sizeof one);
+  }
+}
+
+void uplink::sleep_until_woken(clock::time_point until) {
+  region_header& h = shared_.header();
+  h.worker_sleeping.store(1, std::memory_order_seq_cst);
+  const std::uint32_t seen = h.worker_seq.load(std::memory_order_seq_cst);
+  if (in_.readable() == 0 || out_.writable() == 0) {
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(until - clock::now()).count();
+    futex_wait(h.worker_seq, seen, static_cast<std::uint32_t>(std::clamp<long long>(left, 1, 100)));
+  }
+  h.worker_sleeping.store(0, std::memory_order_relaxed);
+  if (::getppid() != host_) std::_Exit(0);  // the host is gone; nobody wants our results
+}
+
+void uplink::send(const protocol::frame_header& header, std::span<const std::byte> payload) {
+  std::lock_guard guard(send_mutex_);
+  const std::byte* parts[2] = {reinterpret_cast<const std::byte*>(&header), payload.data()};
+  const std::size_t sizes[2] = {sizeof header, payload.size()};
+  for (int part = 0; part < 2; ++part) {
+    std::size_t sent = 0;
+    while (sent < sizes[part]) {
+      std::size_t n = out_.write_some(parts[part] + sent, sizes[part] - sent);
+      sent += n;
+      if (n) {
+        notify_host();
+      } else {
+        sleep_until_woken(clock::now() + std::chrono::milliseconds(100));
+      }
+    }
+  }
+  notify_host();
+}
+
+bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bool announce_waiting,
+                        clock::time_point until) {
+  auto spin_until = clock::now() + hot_poll_;
+  bool announced = false;
+  for (;;) {
+    if (decoder_.ready()) {
+      decoder_.take(header, payload);
+      return true;
+    }
+    auto bytes = in_.peek();
+    if (!bytes.empty()) {
+      in_.consume(decoder_.feed(bytes.data(), bytes.size()));
+      notify_host();  // the host may be waiting for room to write
+      continue;
+    }
+    const auto now = clock::now();
+    if (now >= until) return false;
+    if (now < spin_until) {
+      cpu_relax();
+      continue;
+    }
+    if (announce_waiting && !announced) {
+      announced = true;
+      send(protocol::frame_header{.kind = protocol::frame_kind::waiting}, {});
+    }
+    sleep_until_woken(until);
+  }
+}
+
+void uplink::serve(const protocol::frame_header& call, byte_buffer&& payload) {
+  using protocol::status;
+  const auto started = clock::now();
+  protocol::frame_header reply;
+  reply.kind = protocol::frame_kind::result;
+  reply.call_id = call.call_id;
+  reply.flags = served_++ == 0 ? protocol::flag_cold : 0;
+  byte_buffer result;
+  const entry* e = registry::global().find(call.function_id);
+  if (!e) {
+    reply.code = status::unknown_function;
+    protocol::encode_failure(reply.code, "",
+                             "cppless worker: no function with id hash " + std::to_string(call.function_id) +
+                                 " in this executable (the caller is another build, or a stale deployment)",
+                             result);
+  } else if (e->fingerprint != call.fingerprint) {
+    reply.code = status::fingerprint_mismatch;
+    protocol::encode_failure(reply.code, "",
+                             "cppless worker: " + e->name +
+                                 " has a different capture/argument layout in this build than in the caller's "
+                                 "(fingerprint mismatch); rebuild and redeploy both from the same sources",
+                             result);
+  } else {
+    try {
+      e->invoke(payload.span(), result);
+    } catch (const decode_error& ex) {
+      result.clear();
+      reply.code = status::decode_error;
+      protocol::encode_failure(reply.code, "", std::string("cppless worker: ") + ex.what(), result);
+    } catch (const std::exception& ex) {
+      result.clear();
+      reply.code = status::remote_exception;
+      protocol::encode_failure(reply.code, demangle(typeid(ex).name()), ex.what(), result);
+    } catch (...) {
+      result.clear();
+      reply.code = status::remote_exception;
+      auto* type = abi::__cxa_current_exception_type();
+      protocol::encode_failure(reply.code, type ? demangle(type->name()) : "unknown", "(not a std::exception)", result);
+    }
+  }
+  reply.exec_ns = static_cast<std::uint64_t>(std::chrono::nanoseconds(clock::now() - started).count());
+  reply.payload_size = static_cast<std::uint32_t>(result.size());
+  send(reply, result.span());
+}
+
+void uplink::deliver(const protocol::frame_header& header, byte_buffer&& payload) {
+  auto it = nested_.find(header.call_id);
+  if (it == nested_.end()) return;  // its instance is gone
+  completion done = std::move(it->second);
+  nested_.erase(it);
+  outcome result;
+  result.stats.cold = (header.flags & protocol::flag_cold) != 0;
+  result.stats.execution = std::chrono::nanoseconds(header.exec_ns);
+  if (header.code == protocol::status::ok) result.result = std::move(payload);
+  else result.error = protocol::error_from(header.code, payload.span(), "nested call");
+  done(std::move(result));
+}
+
+void uplink::submit(invocation&& call, completion done) {
+  protocol::frame_header h;
+  h.kind = protocol::frame_kind::call;
+  h.call_id = next_nested_id_++;
+  h.function_id = call.function_id;
+  h.fingerprint = call.fingerprint;
+  h.payload_size = static_cast<std::uint32_t>(call.payload.size());
+  if (call.payload.size() > protocol::max_payload)
+    throw payload_too_large("cppless: nested call payload of " + std::to_string(call.payload.size()) + " bytes is too large");
+  nested_.emplace(h.call_id, std::move(done));
+  send(h, call.payload.span());
+}
+
+void uplink::progress(std::unique_lock<std::mutex>& lock, clock::time_point until) {
+  protocol::frame_header h;
+  byte_buffer payload;
+  lock.unlock();
+  const bool got = next_frame(h, payload, true, until);
+  if (got && h.kind == protocol::frame_kind::call) serve(h, std::move(payload));  // user code: unlocked
+  lock.lock();
+  if (!got) return;
+  if (h.kind == protocol::frame_kind::result) deliver(h, std::move(payload));
+  else if (h.kind == protocol::frame_kind::shutdown) std::_Exit(0);
+}
+
+int uplink::serve_forever() {
+  for (;;) {
+    protocol::frame_header h;
+    byte_buffer payload;
+    next_frame(h, payload, false, clock::time_point::max());
+    switch (h.kind) {
+      case protocol::frame_kind::call: serve(h, std::move(payload)); break;
+      case protocol::frame_kind::result: {
+        std::unique_lock lock(mutex());
+        deliver(h, std::move(payload));
+        break;
+      }
+      case protocol::frame_kind::shutdown: return 0;
+      case protocol::frame_kind::waiting: return 3;
+    }
+  }
+}
+
+// Entered from worker_main when CPPLESS_WORKER is set: "region_fd:doorbell_fd:hot_poll_us:host_pid".
+int run_worker(const char* setting) {
+  int region_fd = -1, doorbell = -1;
+  long long hot_poll_us = 0, host = 0;
+  if (std::sscanf(setting, "%d:%d:%lld:%lld", &region_fd, &doorbell, &hot_poll_us, &host) != 4) {
+    std::fprintf(stderr, "cppless worker: malformed CPPLESS_WORKER setting '%s'\n", setting);
+    return 2;
+  }
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != static_cast<pid_t>(host)) return 0;  // the host died before we got here
+  try {
+    auto link = std::make_shared<uplink>(region::attach(region_fd), doorbell, std::chrono::microseconds(hot_poll_us),
+                                         static_cast<pid_t>(host));
+    uplink_slot() = link;
+    return link->serve_forever();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cppless worker: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace cppless::local

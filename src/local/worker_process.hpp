@@ -1,0 +1,28 @@
+// Starting worker processes (this executable in worker mode) and reading how they ended.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+
+namespace cppless::local {
+
+// File descriptor numbers the shared region and the host's doorbell get in a worker.
+inline constexpr int worker_region_fd = 200;
+inline constexpr int worker_doorbell_fd = 201;
+inline constexpr const char* worker_env = "CPPLESS_WORKER";
+
+struct worker_process {
+  pid_t pid = -1;
+  int pidfd = -1;  // readable once the process has exited
+};
+
+// Starts /proc/self/exe as a worker attached to `region_fd`, ringing `doorbell_fd`.
+worker_process spawn_worker(int region_fd, int doorbell_fd, std::chrono::microseconds hot_poll);
+
+// Reaps an exited worker; returns "" for a clean exit, else a description of how it died
+// ("signal 11 (Segmentation fault)", "exit code 3").
+std::string reap_worker(const worker_process& p);
+
+}  // namespace cppless::local

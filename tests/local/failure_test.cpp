@@ -1,0 +1,154 @@
+// Failures end the call they belong to, with a typed error, and nothing else.
+#include <cppless/cppless.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <stdexcept>
+#include <thread>
+
+namespace {
+
+cppless::local_dispatcher& dispatcher() {
+  static cppless::local_dispatcher d;
+  return d;
+}
+
+TEST(LocalFailures, RemoteExceptionCarriesTypeAndMessage) {
+  auto instance = dispatcher().create_instance();
+  int r = 0;
+  auto id = cppless::dispatch(instance, [](int k) -> int { throw std::out_of_range("index " + std::to_string(k)); }, r, 7);
+  try {
+    instance.wait_one();
+    FAIL() << "no exception";
+  } catch (const cppless::remote_error& e) {
+    EXPECT_EQ(e.call_id(), id);
+    EXPECT_EQ(e.remote_type(), "std::out_of_range");
+    EXPECT_NE(std::string(e.what()).find("index 7"), std::string::npos) << e.what();
+  }
+  // The instance stays usable.
+  auto f = cppless::async(instance, [] { return 1; });
+  EXPECT_EQ(f.get(), 1);
+  auto g = cppless::async(instance, []() -> int { throw std::runtime_error("from a future"); });
+  EXPECT_THROW(g.get(), cppless::remote_error);
+}
+
+TEST(LocalFailures, WaitRethrowsAfterAllCallsEnded) {
+  auto instance = dispatcher().create_instance();
+  std::vector<int> r(5, 0);
+  for (int i = 0; i < 5; ++i)
+    cppless::dispatch(instance, [](int k) { if (k == 2) throw std::logic_error("two"); return k; }, r[i], i);
+  EXPECT_THROW(cppless::wait(instance, 5), cppless::remote_error);
+  EXPECT_EQ(instance.pending(), 0u);
+  EXPECT_EQ(r[4], 4);
+}
+
+TEST(LocalFailures, CrashFailsThatCallOnlyAndTheWorkerIsReplaced) {
+  auto instance = dispatcher().create_instance();
+  int crashed = 0, fine = 0;
+  auto crash_id = cppless::dispatch(instance, []() -> int { std::raise(SIGSEGV); return 0; }, crashed);
+  cppless::dispatch(instance, [] { return 5; }, fine);
+  int errors = 0;
+  for (int i = 0; i < 2; ++i) {
+    try {
+      instance.wait_one();
+    } catch (const cppless::worker_crashed& e) {
+      ++errors;
+      EXPECT_EQ(e.call_id(), crash_id);
+      EXPECT_NE(std::string(e.what()).find("SIGSEGV"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(errors, 1);
+  EXPECT_EQ(fine, 5);
+  auto f = cppless::async(instance, [] { std::abort(); });
+  try {
+    f.get();
+    FAIL();
+  } catch (const cppless::worker_crashed& e) {
+    EXPECT_NE(std::string(e.what()).find("SIGABRT"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(cppless::async(instance, [] { return 9; }).get(), 9);
+}
+
+TEST(LocalFailures, TimeoutKillsTheCallAndTheWorkerIsReplaced) {
+  auto instance = dispatcher().create_instance();
+  using quick = cppless::config<cppless::with_timeout<1>>;
+  auto started = std::chrono::steady_clock::now();
+  auto f = cppless::async<quick>(instance, [] {
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    return 1;
+  });
+  EXPECT_THROW(f.get(), cppless::timeout_error);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  EXPECT_EQ(cppless::async<quick>(instance, [] { return 2; }).get(), 2);
+}
+
+TEST(LocalFailures, UnknownFunctionAndForeignFingerprint) {
+  auto instance = dispatcher().create_instance();
+  // A real entry, so the call is valid except for what each case breaks.
+  auto good = cppless::detail::make_invocation<cppless::default_config>([] { return 1; });
+  cppless::invocation unknown;
+  unknown.function_id = good.function_id ^ 0x5555;
+  unknown.fingerprint = good.fingerprint;
+  unknown.function_name = "stale";
+  cppless::invocation foreign;
+  foreign.function_id = good.function_id;
+  foreign.fingerprint = good.fingerprint ^ 1;
+  foreign.function_name = good.function_name;
+  instance.submit(std::move(unknown), [](auto) {});
+  instance.submit(std::move(foreign), [](auto) {});
+  int unknown_errors = 0, fingerprint_errors = 0;
+  for (int i = 0; i < 2; ++i) {
+    try {
+      instance.wait_one();
+    } catch (const cppless::unknown_function& e) {
+      std::string what = e.what();
+      unknown_errors += what.find("no function") != std::string::npos;
+      fingerprint_errors += what.find("fingerprint") != std::string::npos;
+    }
+  }
+  EXPECT_EQ(unknown_errors, 1);
+  EXPECT_EQ(fingerprint_errors, 1);
+}
+
+TEST(LocalFailures, CorruptPayloadIsAnErrorNotACrash) {
+  auto instance = dispatcher().create_instance();
+  std::string text(64, 'x');
+  auto call = cppless::detail::make_invocation<cppless::default_config>([text](int k) { return text.size() + k; }, 1);
+  for (int variant = 0; variant < 3; ++variant) {
+    cppless::invocation broken;
+    broken.function_id = call.function_id;
+    broken.fingerprint = call.fingerprint;
+    broken.function_name = call.function_name;
+    if (variant == 0) broken.payload.append(call.payload.data(), call.payload.size() / 2);  // truncated
+    if (variant == 1) {  // a length field claiming far more than there is
+      broken.payload.append(call.payload.data(), call.payload.size());
+      std::uint64_t huge = ~0ull >> 2;
+      std::memcpy(broken.payload.data(), &huge, sizeof huge);
+    }
+    if (variant == 2) {  // trailing garbage
+      broken.payload.append(call.payload.data(), call.payload.size());
+      broken.payload.append("junk", 4);
+    }
+    instance.submit(std::move(broken), [](auto) {});
+    EXPECT_THROW(instance.wait_one(), cppless::protocol_error) << "variant " << variant;
+  }
+  EXPECT_EQ(cppless::async(instance, [] { return 3; }).get(), 3);
+}
+
+TEST(LocalFailures, BadCapturesAndOversizedPayloadsFailBeforeSending) {
+  cppless::local_options options;
+  options.max_payload = 1024;
+  cppless::local_dispatcher limited(options);
+  auto instance = limited.create_instance();
+  int local = 1, r = 0;
+  EXPECT_THROW(cppless::dispatch(instance, [&local] { return local; }, r), cppless::capture_error);
+  std::vector<char> big(4096, 'b');
+  EXPECT_THROW(cppless::dispatch(instance, [big] { return big.size(); }, r), cppless::payload_too_large);
+  EXPECT_EQ(instance.pending(), 0u);
+  EXPECT_EQ(limited.workers_started(), 0u);
+}
+
+}  // namespace

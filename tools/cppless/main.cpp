@@ -1,0 +1,31 @@
+// cppless — command-line tool of the cppless framework.
+//
+//   cppless manifest <executable> [--compact]   print the offloadable functions as JSON
+#include "manifest.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+  CLI::App app{"cppless: single-source serverless C++ (manifest of offloaded functions)"};
+  app.require_subcommand(1);
+
+  std::string executable;
+  bool compact = false;
+  auto* manifest = app.add_subcommand("manifest", "Print the entry points of a cppless executable as JSON");
+  manifest->add_option("executable", executable, "A program linked with cppless")->required();
+  manifest->add_flag("--compact", compact, "One line instead of indented JSON");
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*manifest) {
+      auto json = cppless::tools::read_manifest(executable);
+      std::cout << (compact ? json.dump() : json.dump(2)) << "\n";
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "cppless: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
