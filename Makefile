@@ -20,7 +20,8 @@ build: configure
 
 demo: build
 	@$(BUILD)/examples/pi/pi_example
-	@$(BUILD)/examples/nqueens/nqueens_example --n 12 --mode all
+	@$(BUILD)/examples/nqueens/nqueens_example --n 14 --depth 3 --mode all
+	@$(BUILD)/examples/fib/fib_example --n 24 --cutoff 14
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300

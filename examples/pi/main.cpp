@@ -1,6 +1,6 @@
 // Monte-Carlo estimate of pi, offloaded to local workers (the paper's Figure 3).
 //
-//   pi_example [--n 200000000] [--tasks 64] [--workers 0]
+//   pi_example [--n 40000000] [--tasks 64] [--workers 0]
 #include <cppless/cppless.hpp>
 
 #include "../common/args.hpp"
@@ -24,7 +24,7 @@ double pi_estimate(long n, unsigned seed) {
 }
 
 int main(int argc, char** argv) {
-  const long n = example::option_long(argc, argv, "--n", 200'000'000);
+  const long n = example::option_long(argc, argv, "--n", 40'000'000);
   const int np = static_cast<int>(example::option_long(argc, argv, "--tasks", 64));
   cppless::local_options options;
   options.workers = static_cast<unsigned>(example::option_long(argc, argv, "--workers", 0));

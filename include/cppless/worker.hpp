@@ -20,4 +20,12 @@ std::optional<int> worker_main(int argc, char** argv);
 // True inside a worker process (nested dispatch goes to the host's pool).
 bool in_worker();
 
+namespace detail {
+// Other backends add their worker modes here (e.g. the AWS Lambda runtime loop when
+// AWS_LAMBDA_RUNTIME_API is set), from a static initialiser in an object file that the host
+// code already links. A mode returns an exit code if it recognised its environment and served.
+using worker_mode = std::optional<int> (*)(int argc, char** argv);
+void add_worker_mode(worker_mode mode);
+}  // namespace detail
+
 }  // namespace cppless

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace cppless {
 
@@ -26,7 +27,17 @@ bool& worker_flag() {
 
 bool in_worker() { return worker_flag(); }
 
-std::optional<int> worker_main(int, char**) {
+namespace detail {
+namespace {
+std::vector<worker_mode>& extra_modes() {
+  static std::vector<worker_mode> modes;
+  return modes;
+}
+}  // namespace
+void add_worker_mode(worker_mode mode) { extra_modes().push_back(mode); }
+}  // namespace detail
+
+std::optional<int> worker_main(int argc, char** argv) {
   if (const char* manifest = std::getenv("CPPLESS_MANIFEST"); manifest && *manifest) {
     std::string json = registry::global().manifest_json();
     std::fwrite(json.data(), 1, json.size(), stdout);
@@ -39,6 +50,9 @@ std::optional<int> worker_main(int, char**) {
     ::unsetenv("CPPLESS_WORKER");  // programs a function starts are not workers
     worker_flag() = true;
     return local::run_worker(copy.c_str());
+  }
+  for (auto mode : detail::extra_modes()) {
+    if (auto code = mode(argc, argv)) return code;
   }
   return std::nullopt;
 }
