@@ -1,0 +1,8 @@
+// cppless/shared.hpp — shared objects for stateful functions (the Crucial design), kept in Redis:
+// counter, atomic<T>, best<V, P>, barrier, latch, semaphore, future<T>, map<K, V>, queue<T>, all
+// linearizable, named under a per-run namespace, usable from the host and from offloaded
+// functions. Link cppless::shared. See docs/shared-objects.md.
+#pragma once
+
+#include <cppless/shared/errors.hpp>
+#include <cppless/shared/store.hpp>

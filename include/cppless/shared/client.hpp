@@ -1,0 +1,156 @@
+// cppless/shared/client.hpp — how a handle talks to Redis (internal; used by the object headers).
+//
+// A process keeps one connection pool per Redis address, so a handle deserialized in a worker
+// connects on first use and later handles to the same server reuse the connections. A session
+// holds one pooled connection for a sequence of calls. Every compound operation is one Lua script
+// run with EVALSHA (EVAL when the server does not have it yet): one round trip. A call that
+// changes state carries a call id (the connection's random client id and a per-connection
+// sequence number); the script records the last applied id per client and answers a retry of that
+// id with the recorded result, so a call retried after a lost reply is applied exactly once.
+#pragma once
+
+#include <cppless/shared/address.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cppless::shared {
+
+using milliseconds = std::chrono::milliseconds;
+// Pass as a timeout to wait without limit.
+inline constexpr milliseconds no_timeout = milliseconds::max();
+// The timeout of blocking operations when none is given: long enough for real work, short enough
+// that a forgotten party does not hang a run forever.
+inline constexpr milliseconds default_wait{60'000};
+
+// Process-wide connection behaviour; set before the first call (not synchronised).
+struct settings {
+  milliseconds connect_timeout{2'000};   // per connection attempt
+  milliseconds command_timeout{10'000};  // per reply of a non-blocking call
+  milliseconds retry_budget{2'000};      // how long to keep reconnecting after a lost connection
+};
+settings& process_settings();
+
+// Registers the password of a server for this process (store::connect does it); handles that
+// arrive in this process and name the same address use it.
+void register_password(const address& where, std::string password);
+
+namespace detail {
+
+using clock = std::chrono::steady_clock;
+
+struct reply {
+  enum class kind : std::uint8_t { nil, integer, string, array, status, error };
+  kind type = kind::nil;
+  long long integer = 0;
+  std::string str;  // string, status or error text
+  std::vector<reply> elements;
+
+  [[nodiscard]] bool is_nil() const noexcept { return type == kind::nil; }
+  // Element i of an array reply as a string ("" if absent or nil); as an integer.
+  [[nodiscard]] const std::string& str_at(std::size_t i) const;
+  [[nodiscard]] long long int_at(std::size_t i) const;
+  [[nodiscard]] bool nil_at(std::size_t i) const;
+};
+
+// Every server-side operation; the Lua source of each is in src/shared/scripts.cpp.
+enum class script : std::uint8_t {
+  open,
+  counter_add, counter_get, counter_set,
+  atomic_load, atomic_store, atomic_exchange, atomic_cas,
+  best_offer, best_get,
+  barrier_arrive, barrier_withdraw, barrier_check,
+  latch_count_down, latch_register, latch_withdraw, latch_get,
+  sem_acquire, sem_withdraw, sem_release, sem_get,
+  future_set, future_get, future_register, future_withdraw,
+  map_get, map_put, map_erase, map_merge, map_size,
+  queue_push, queue_pop, queue_size,
+  count_
+};
+
+// What a handle is, as stored with the object (kind + type tags) and as shown in messages.
+struct kind_info {
+  std::string kind;      // compared by every script, e.g. "atomic|1f0c...": never a misread
+  std::string readable;  // e.g. "atomic<std::string>"
+};
+
+// The identity of one named object: the server, the run's namespace and the name. Small, copyable
+// and serializable: this is what a handle carries into a function.
+struct object_ref {
+  address addr;
+  std::string ns;
+  std::string name;
+
+  [[nodiscard]] std::string key() const { return ns + ":" + name; }
+  // The key of one of the object's auxiliary Redis values (separated by \x1f, which names may not
+  // contain, so no object's key can collide with another's auxiliary keys).
+  [[nodiscard]] std::string sub_key(std::string_view suffix) const { return key() + '\x1f' + std::string(suffix); }
+  // "'name' in namespace 'ns' at host:port", for messages.
+  [[nodiscard]] std::string describe() const;
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(addr, ns, name);
+  }
+};
+
+class pool;
+struct connection;
+
+// One pooled connection, held for a sequence of calls (returned to the pool on destruction).
+class session {
+ public:
+  explicit session(const address& where);
+  ~session();
+  session(const session&) = delete;
+  session& operator=(const session&) = delete;
+
+  // Runs a script on the object. `mutating` calls carry a call id and are applied once even if
+  // retried after a lost reply. Maps the script's errors to the exceptions of errors.hpp.
+  reply script(const object_ref& obj, detail::script s, const kind_info& kind, bool mutating,
+               std::initializer_list<std::string_view> args);
+  // Runs a blocking command (BLPOP, BLMOVE); the server-side timeout (seconds, from the deadline)
+  // is appended as the last argument. nullopt: the connection was lost while blocked and has been
+  // re-established — the caller must find out what happened before blocking again.
+  std::optional<reply> blocking(std::initializer_list<std::string_view> argv, clock::time_point deadline);
+  // A plain command, resent over reconnection (for idempotent commands only); error replies
+  // become exceptions. raw() returns them instead.
+  reply command(std::initializer_list<std::string_view> argv);
+  reply raw(std::span<const std::string_view> argv);
+  // This connection's client id, as recorded by scripts (stable across reconnections).
+  [[nodiscard]] const std::string& client_id() const;
+  [[nodiscard]] const address& where() const;
+
+ private:
+  std::shared_ptr<pool> pool_;
+  std::unique_ptr<connection> conn_;
+};
+
+// A one-call session: the common case.
+inline reply run(const object_ref& obj, script s, const kind_info& kind, bool mutating,
+                 std::initializer_list<std::string_view> args) {
+  session ses(obj.addr);
+  return ses.script(obj, s, kind, mutating, args);
+}
+
+// Creates the object if the name is free; otherwise checks that it is of the same kind and has the
+// same parameters. `params` are (field, value) pairs that must match; `init` pairs are written
+// only on creation. Throws type_mismatch.
+void open_object(const object_ref& obj, const kind_info& kind,
+                 std::initializer_list<std::pair<std::string_view, std::string_view>> params,
+                 std::initializer_list<std::pair<std::string_view, std::string_view>> init = {});
+
+// The deadline `timeout` from now (no_timeout: none).
+clock::time_point deadline_after(milliseconds timeout);
+// Checks a name or namespace; throws invalid_argument.
+void check_name(std::string_view name, std::string_view what);
+
+}  // namespace detail
+}  // namespace cppless::shared

@@ -1,0 +1,75 @@
+// cppless/shared/map.hpp — a shared hash map with server-side merges (Crucial's Map, and the
+// "fast aggregates" of its section 3.2.2: merging runs inside Redis, one round trip per update).
+//
+// Keys and values are any serializable types (keys compare by their encoding). merge(key, x, op)
+// combines x into the entry with add, min or max (numeric values only; integers exactly, and an
+// integer add that would leave the value type's range is refused with nothing changed); an absent
+// entry becomes x.
+#pragma once
+
+#include <cppless/shared/client.hpp>
+#include <cppless/shared/codec.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+namespace cppless::shared {
+
+class store;
+
+enum class merge_op { add, min, max };
+
+template <class K, class V>
+class map {
+ public:
+  map() = default;
+
+  std::optional<V> get(const K& key) const {
+    const std::string k = detail::encode(key);
+    detail::reply r = detail::run(ref_, detail::script::map_get, kind(), false, {k});
+    if (r.nil_at(0)) return std::nullopt;
+    return detail::decode<V>(r.str_at(0));
+  }
+  // Inserts or replaces; true if the key was new.
+  bool put(const K& key, const V& value) const {
+    const std::string k = detail::encode(key), v = detail::encode(value);
+    return detail::run(ref_, detail::script::map_put, kind(), true, {k, v}).int_at(0) == 1;
+  }
+  // true if the key was there.
+  bool erase(const K& key) const {
+    const std::string k = detail::encode(key);
+    return detail::run(ref_, detail::script::map_erase, kind(), true, {k}).int_at(0) == 1;
+  }
+  // Combines operand into the entry (absent: becomes operand); returns the new value.
+  V merge(const K& key, const V& operand, merge_op op) const
+    requires numeric<V>
+  {
+    const std::string k = detail::encode(key), x = detail::encode(operand);
+    const std::string lo = detail::encode(std::numeric_limits<V>::lowest()), hi = detail::encode(std::numeric_limits<V>::max());
+    const char* name = op == merge_op::add ? "add" : op == merge_op::min ? "min" : "max";
+    detail::reply r = detail::run(ref_, detail::script::map_merge, kind(), true, {k, x, name, detail::numeric_class<V>(), lo, hi});
+    return detail::decode<V>(r.str_at(0));
+  }
+  [[nodiscard]] std::int64_t size() const { return detail::run(ref_, detail::script::map_size, kind(), false, {}).int_at(0); }
+
+  [[nodiscard]] const std::string& name() const noexcept { return ref_.name; }
+  [[nodiscard]] const detail::object_ref& ref() const noexcept { return ref_; }
+  static const detail::kind_info& kind() {
+    static const detail::kind_info k{"map|" + detail::type_tag<K>() + "|" + detail::type_tag<V>(),
+                                     "map<" + detail::type_name<K>() + ", " + detail::type_name<V>() + ">"};
+    return k;
+  }
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(ref_);
+  }
+
+ private:
+  friend class shared::store;
+  explicit map(detail::object_ref ref) : ref_(std::move(ref)) {}
+  detail::object_ref ref_;
+};
+
+}  // namespace cppless::shared

@@ -1,0 +1,96 @@
+// store: connecting (URL, credentials, namespace), opening the non-template objects, and removing
+// a namespace.
+#include <cppless/shared/errors.hpp>
+#include <cppless/shared/store.hpp>
+
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+namespace cppless::shared {
+
+std::string store::fresh_namespace() {
+  std::random_device rd;
+  return "cppless:" + detail::hex64((std::uint64_t{rd()} << 32) ^ rd());
+}
+
+store store::from_env() {
+  const char* url = std::getenv("CPPLESS_REDIS");
+  const char* ns = std::getenv("CPPLESS_REDIS_NAMESPACE");
+  return connect(url != nullptr && *url != '\0' ? url : "redis://127.0.0.1:6379", ns != nullptr ? ns : "");
+}
+
+store store::connect(std::string_view url, std::string ns) {
+  endpoint ep = parse_url(url);
+  if (ns.empty()) ns = fresh_namespace();
+  detail::check_name(ns, "namespace");
+  if (!ep.password.empty()) register_password(ep.where, std::move(ep.password));
+  store s(std::move(ep.where), std::move(ns));
+  s.ping();  // fail here, with the address in the message, rather than at the first object
+  return s;
+}
+
+detail::object_ref store::ref(std::string_view name) const {
+  if (ns_.empty()) throw invalid_argument("cppless::shared: this store is not connected (use store::from_env or store::connect)");
+  detail::check_name(name, "object name");
+  return detail::object_ref{addr_, ns_, std::string(name)};
+}
+
+shared::counter store::counter(std::string_view name) const {
+  shared::counter c(ref(name));
+  detail::open_object(c.ref(), c.kind(), {}, {{"v", "0"}});
+  return c;
+}
+
+shared::barrier store::barrier(std::string_view name, int parties) const {
+  if (parties < 1) throw invalid_argument("cppless::shared: a barrier needs at least 1 party (got " + std::to_string(parties) + ")");
+  shared::barrier b(ref(name), parties);
+  const std::string p = std::to_string(parties);
+  detail::open_object(b.ref(), b.kind(), {{"parties", p}}, {{"arrived", "0"}, {"gen", "0"}});
+  return b;
+}
+
+shared::latch store::latch(std::string_view name, std::int64_t count) const {
+  if (count < 0) throw invalid_argument("cppless::shared: a latch count must be >= 0 (got " + std::to_string(count) + ")");
+  shared::latch l(ref(name));
+  const std::string c = std::to_string(count);
+  detail::open_object(l.ref(), l.kind(), {}, {{"count", c}, {"wt", "0"}});
+  return l;
+}
+
+shared::semaphore store::semaphore(std::string_view name, std::int64_t permits) const {
+  if (permits < 0) throw invalid_argument("cppless::shared: semaphore permits must be >= 0 (got " + std::to_string(permits) + ")");
+  shared::semaphore s(ref(name));
+  const std::string p = std::to_string(permits);
+  detail::open_object(s.ref(), s.kind(), {}, {{"permits", p}, {"wt", "0"}});
+  return s;
+}
+
+void store::ping() const {
+  if (ns_.empty()) throw invalid_argument("cppless::shared: this store is not connected (use store::from_env or store::connect)");
+  detail::session ses(addr_);
+  ses.command({"PING"});
+}
+
+std::size_t store::remove_namespace() const {
+  if (ns_.empty()) return 0;
+  detail::session ses(addr_);
+  // The namespace has no glob characters (check_name refuses them), so the pattern matches exactly
+  // its keys: objects, their auxiliary values and the call records.
+  const std::string pattern = ns_ + ":*";
+  std::string cursor = "0";
+  std::size_t removed = 0;
+  do {
+    detail::reply r = ses.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+    cursor = r.str_at(0);
+    if (r.elements.size() < 2) break;
+    const auto& keys = r.elements[1].elements;
+    if (keys.empty()) continue;
+    std::vector<std::string_view> argv{"UNLINK"};
+    for (const auto& k : keys) argv.emplace_back(k.str);
+    removed += static_cast<std::size_t>(ses.raw(argv).integer);
+  } while (cursor != "0");
+  return removed;
+}
+
+}  // namespace cppless::shared
