@@ -64,6 +64,7 @@ class local_pool final : public backend {
   worker* spawn();
   void assign(std::uint64_t id, worker& w);
   bool step();
+  void housekeeping(clock::time_point now);
   bool flush(worker& w);
   bool read(worker& w);
   void handle_frame(worker& w, const protocol::frame_header& header, byte_buffer&& payload);

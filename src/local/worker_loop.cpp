@@ -84,7 +84,7 @@ bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bo
                         clock::time_point until) {
   auto spin_until = clock::now() + hot_poll_;
   bool announced = false;
-  for (;;) {
+  for (unsigned round = 1;; ++round) {
     if (decoder_.ready()) {
       decoder_.take(header, payload);
       return true;
@@ -95,12 +95,13 @@ bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bo
       notify_host();  // the host may be waiting for room to write
       continue;
     }
-    const auto now = clock::now();
-    if (now >= until) return false;
-    if (now < spin_until) {
+    if (round % 32 != 0) {  // the clock costs as much as a poll: read it now and then
       cpu_relax();
       continue;
     }
+    const auto now = clock::now();
+    if (now >= until) return false;
+    if (now < spin_until) continue;
     if (announce_waiting && !announced) {
       announced = true;
       send(protocol::frame_header{.kind = protocol::frame_kind::waiting}, {});
