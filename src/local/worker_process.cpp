@@ -9,6 +9,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -17,7 +24,55 @@ extern char** environ;
 
 namespace cppless::local {
 
-worker_process spawn_worker(int region_fd, int doorbell_fd, std::chrono::microseconds hot_poll) {
+namespace {
+
+// Workers ask the kernel to kill them when their parent *thread* ends (PR_SET_PDEATHSIG). A
+// user thread that dispatched first and then ended would take the workers with it, so every
+// worker is started from one thread that lives as long as the process.
+class spawner {
+ public:
+  static spawner& get() {
+    static spawner* instance = new spawner();  // never destroyed: its thread may outlive statics
+    return *instance;
+  }
+
+  worker_process run(std::function<worker_process()> job) {
+    std::unique_lock lock(mutex_);
+    std::optional<worker_process> result;
+    std::exception_ptr failure;
+    jobs_.push_back([&] {
+      try {
+        result = job();
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    });
+    wake_.notify_all();
+    done_.wait(lock, [&] { return result || failure; });
+    if (failure) std::rethrow_exception(failure);
+    return *result;
+  }
+
+ private:
+  spawner() { std::thread([this] { loop(); }).detach(); }
+
+  void loop() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return !jobs_.empty(); });
+      auto job = std::move(jobs_.front());
+      jobs_.pop_front();
+      job();
+      done_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::deque<std::function<void()>> jobs_;
+};
+
+worker_process spawn_now(int region_fd, int doorbell_fd, std::chrono::microseconds hot_poll) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   // dup2 onto fixed numbers clears close-on-exec there: only these two fds reach the worker.
@@ -47,6 +102,12 @@ worker_process spawn_worker(int region_fd, int doorbell_fd, std::chrono::microse
     throw worker_crashed(std::string("cppless local: pidfd_open failed: ") + std::strerror(err));
   }
   return p;
+}
+
+}  // namespace
+
+worker_process spawn_worker(int region_fd, int doorbell_fd, std::chrono::microseconds hot_poll) {
+  return spawner::get().run([=] { return spawn_now(region_fd, doorbell_fd, hot_poll); });
 }
 
 std::string reap_worker(const worker_process& p) {

@@ -146,6 +146,35 @@ TEST(LocalDispatch, NestedDispatchIsBoundedAndDeadlockFree) {
   EXPECT_LE(small.workers_started(), 2u);
 }
 
+TEST(LocalDispatch, LargePayloadsStreamThroughTheRings) {
+  auto instance = dispatcher().create_instance();
+  std::vector<std::uint32_t> big(3'000'000);  // 12 MB each way: many times the ring size
+  std::iota(big.begin(), big.end(), 0u);
+  auto f = cppless::async(instance, [](std::vector<std::uint32_t> v) {
+    for (auto& x : v) x *= 2;
+    return v;
+  }, big);
+  auto g = cppless::async(instance, [big] { return big.size(); });  // a large capture too
+  auto doubled = f.get();
+  ASSERT_EQ(doubled.size(), big.size());
+  EXPECT_EQ(doubled[12345], 24690u);
+  EXPECT_EQ(doubled.back(), 2u * (big.size() - 1));
+  EXPECT_EQ(g.get(), big.size());
+}
+
+TEST(LocalDispatch, WorkersOutliveTheThreadThatStartedThem) {
+  cppless::local_options options;
+  options.workers = 1;
+  cppless::local_dispatcher fresh(options);
+  std::thread([&] {
+    auto instance = fresh.create_instance();
+    EXPECT_EQ(cppless::async(instance, [] { return 1; }).get(), 1);
+  }).join();
+  auto instance = fresh.create_instance();
+  EXPECT_EQ(cppless::async(instance, [] { return 2; }).get(), 2);
+  EXPECT_EQ(fresh.workers_started(), 1u);
+}
+
 TEST(LocalDispatch, ManyInstancesFromManyThreads) {
   std::vector<std::thread> threads;
   std::atomic<int> good{0};
