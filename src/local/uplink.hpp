@@ -33,7 +33,8 @@ class uplink final : public backend {
   void send(const protocol::frame_header& header, std::span<const std::byte> payload);
   void serve(const protocol::frame_header& header, byte_buffer&& payload);
   void deliver(const protocol::frame_header& header, byte_buffer&& payload);
-  void sleep_until_woken(clock::time_point until);
+  // Sleeps until the host wakes us: for room in the outbound ring, or for inbound bytes.
+  void sleep_until_woken(clock::time_point until, bool for_room);
   void notify_host();
 
   region shared_;

@@ -49,11 +49,12 @@ void uplink::notify_host() {
   }
 }
 
-void uplink::sleep_until_woken(clock::time_point until) {
+void uplink::sleep_until_woken(clock::time_point until, bool for_room) {
   region_header& h = shared_.header();
   h.worker_sleeping.store(1, std::memory_order_seq_cst);
   const std::uint32_t seen = h.worker_seq.load(std::memory_order_seq_cst);
-  if (in_.readable() == 0 || out_.writable() == 0) {
+  // Re-check what we wait for after announcing the sleep: the host may have just acted.
+  if (for_room ? out_.writable() == 0 : in_.readable() == 0) {
     auto left = std::chrono::ceil<std::chrono::milliseconds>(until - clock::now()).count();
     futex_wait(h.worker_seq, seen, static_cast<std::uint32_t>(std::clamp<long long>(left, 1, 100)));
   }
@@ -73,7 +74,7 @@ void uplink::send(const protocol::frame_header& header, std::span<const std::byt
       if (n) {
         notify_host();
       } else {
-        sleep_until_woken(clock::now() + std::chrono::milliseconds(100));
+        sleep_until_woken(clock::now() + std::chrono::milliseconds(100), true);
       }
     }
   }
@@ -106,7 +107,7 @@ bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bo
       announced = true;
       send(protocol::frame_header{.kind = protocol::frame_kind::waiting}, {});
     }
-    sleep_until_woken(until);
+    sleep_until_woken(until, false);
   }
 }
 
