@@ -102,6 +102,9 @@ inline graph::sender<> schedule(graph::builder& b) {
 template <class Config = default_config, class F, class... Ts>
 auto then(const graph::sender<Ts...>& input, F&& fn) {
   using Fn = std::decay_t<F>;
+  static_assert(!std::is_pointer_v<Fn>,
+                "cppless::then: a function pointer cannot travel to a worker; wrap the call in a lambda: "
+                "[](auto... xs) { return f(xs...); }");
   static_assert(std::is_invocable_v<Fn&, Ts&&...>,
                 "cppless::then: the function cannot be called with the values of its input (a when_all's "
                 "values are spread as separate arguments; schedule() and void tasks send none)");
