@@ -1,0 +1,40 @@
+// cppless/aws/settings.hpp — where to reach Lambda and as whom: region, endpoint, credentials.
+//
+// Resolved the way the AWS CLI and SDKs do, so a machine set up for them works unchanged:
+//   credentials: AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN), else the
+//                profile (AWS_PROFILE, else "default") in the shared credentials file
+//                (AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials), else in the config file
+//                (AWS_CONFIG_FILE, else ~/.aws/config, section "[profile NAME]" or "[default]");
+//   region:      AWS_REGION, AWS_DEFAULT_REGION, the profile's `region`;
+//   endpoint:    AWS_ENDPOINT_URL_LAMBDA, AWS_ENDPOINT_URL, the profile's `endpoint_url`,
+//                else https://lambda.<region>.amazonaws.com;
+//   role (deploy only): CPPLESS_LAMBDA_ROLE, the profile's `cppless_lambda_role`.
+// Used by the dispatcher and by `cppless deploy`. The secret never appears in a message:
+// describe() shows the key id and where each value came from.
+#pragma once
+
+#include <string>
+
+namespace cppless::aws {
+
+struct credentials {
+  std::string access_key_id;
+  std::string secret_access_key;
+  std::string session_token;  // empty for long-term keys
+  std::string source;         // "environment", "~/.aws/credentials [default]", ...
+};
+
+struct settings {
+  std::string region;
+  std::string endpoint;  // scheme://host[:port], no trailing slash
+  credentials creds;
+  std::string role_arn;  // execution role for created functions (deploy)
+  std::string profile;
+
+  // Reads environment and files; throws cppless::error naming what is missing or malformed.
+  static settings resolve();
+  // For messages: region, endpoint, key id and the sources; never the secret or the token.
+  std::string describe() const;
+};
+
+}  // namespace cppless::aws

@@ -1,0 +1,76 @@
+// The Lambda invoke client: the backend behind aws_dispatcher.
+//
+// One I/O thread owns a libcurl multi handle: calls submitted by user threads are handed over
+// through an inbox and a wake-up, become HTTP/2 streams multiplexed over a bounded pool of
+// connections, and come back through an outbox that progress() drains under the backend lock
+// (where completions must run). Throttling (429), service errors (5xx) and lost connections
+// are retried by the I/O thread after a full-jitter exponential backoff; a broken connection
+// is dropped by libcurl, so the retry goes out on a live or a fresh one.
+#pragma once
+
+#include <cppless/aws.hpp>
+#include <cppless/instance.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace cppless::aws {
+
+struct pending_call;
+
+// Where calls of one entry go (made once per entry, kept for the client's life).
+struct invoke_target {
+  std::string lambda_name;
+  std::string url;
+};
+
+class invoke_client final : public backend {
+ public:
+  explicit invoke_client(const aws_options& options);
+  ~invoke_client() override;
+
+  void submit(invocation&& call, completion done) override;
+  void progress(std::unique_lock<std::mutex>& lock, clock::time_point until) override;
+  std::string name() const override { return "aws"; }
+
+  aws_totals totals() const;
+  std::string function_name(const std::string& entry_id, const config_values& config) const;
+
+ private:
+  void run();  // the I/O thread
+  void start(pending_call* call);
+  void finished(pending_call* call, int curl_code);
+  void retry_later(pending_call* call);
+  void complete(pending_call* call);
+  const invoke_target& target_for(const invocation& call);
+
+  aws_options options_;
+  std::string prefix_;
+  std::string sigv4_;       // "aws:amz:<region>:lambda"
+  std::string user_;        // key id (for CURLOPT_USERNAME)
+  void* multi_ = nullptr;   // CURLM*
+  std::unordered_map<std::uint64_t, std::unique_ptr<invoke_target>> targets_;  // by function id; submitters only
+
+  std::mutex io_mutex_;  // inbox_, outbox_, stop_; taken after the backend mutex, never before
+  std::condition_variable outbox_ready_;
+  std::vector<pending_call*> inbox_;
+  std::deque<pending_call*> outbox_;
+  bool stop_ = false;
+
+  // Owned by the I/O thread.
+  std::vector<pending_call*> waiting_;  // retries not yet due
+  std::unordered_set<pending_call*> active_;  // attached to the multi handle
+
+  std::atomic<std::uint64_t> calls_{0}, failed_{0}, cold_{0}, retries_{0}, billed_ms_{0};
+  std::thread io_;
+};
+
+}  // namespace cppless::aws
