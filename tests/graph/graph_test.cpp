@@ -270,6 +270,29 @@ TEST(Graph, ValuesLeaveTheHostWhenNothingCanReadThem) {
   EXPECT_EQ(kept.future().get().size(), 1000u);
 }
 
+// A node's function may run a graph of its own: inside a worker, the local dispatcher sends the
+// inner nodes back to the host's pool (recursive offload), so graphs compose.
+int inner_graph(int x) {
+  cppless::local_dispatcher d;
+  auto inst = d.create_instance();
+  cppless::graph::builder inner(inst);
+  auto s = cppless::schedule(inner);
+  auto a = cppless::then(s, [x] { return x * 2; });
+  auto b = cppless::then(s, [x] { return x + 100; });
+  auto sum = cppless::then(cppless::when_all(a, b), [](int p, int q) { return p + q; });
+  inner.await_all();
+  return sum.future().get();
+}
+
+TEST(Graph, ANodeMayRunAGraphOfItsOwn) {
+  auto instance = dispatcher().create_instance();
+  cppless::graph::builder builder(instance);
+  auto s = cppless::schedule(builder);
+  auto outer = cppless::then(cppless::then(s, [] { return 5; }), [](int x) { return inner_graph(x); });
+  EXPECT_EQ(outer.future().get(), 5 * 2 + 5 + 100);
+  builder.await_all();
+}
+
 TEST(Graph, CaptureErrorsAreRaisedByThen) {
   auto instance = dispatcher().create_instance();
   cppless::graph::builder builder(instance);

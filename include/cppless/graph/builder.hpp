@@ -108,20 +108,25 @@ auto then(const graph::sender<Ts...>& input, F&& fn) {
   static_assert(std::is_invocable_v<Fn&, Ts&&...>,
                 "cppless::then: the function cannot be called with the values of its input (a when_all's "
                 "values are spread as separate arguments; schedule() and void tasks send none)");
-  using R = cppless::detail::call_result_t<Fn, Ts...>;
-  static_assert(std::is_void_v<R> || (is_serializable_v<R> && std::is_default_constructible_v<R>),
-                "cppless::then: a node's result travels back to the host and on to its successors, so it must "
-                "be serializable (cereal convention) and default constructible");
-  using entry_type = cppless::detail::function_entry<Config, Fn, Ts...>;
-  (void)entry_type::registration;  // registers the entry at start-up in every process
-  const entry& e = entry_type::get();
-  byte_buffer closure;
-  output_archive ar(closure);
-  cppless::detail::save_closure(ar, static_cast<const Fn&>(fn));
-  graph::graph_core& g = input.handle().core();
-  const graph::node_id n = g.add(graph::node_kind::task, {input.id()}, !std::is_void_v<R>, &e, std::move(closure));
-  using out = std::conditional_t<std::is_void_v<R>, graph::sender<>, graph::sender<R>>;
-  return out(graph::detail::node_handle(input.handle().shared_core(), n));
+  if constexpr (std::is_invocable_v<Fn&, Ts&&...>) {  // no cascade of errors after the assertion
+    // The same result type as the worker's entry computes (entry.hpp).
+    using R = std::decay_t<std::invoke_result_t<Fn&, Ts&&...>>;
+    static_assert(std::is_void_v<R> || (is_serializable_v<R> && std::is_default_constructible_v<R>),
+                  "cppless::then: a node's result travels back to the host and on to its successors, so it must "
+                  "be serializable (cereal convention) and default constructible");
+    using entry_type = cppless::detail::function_entry<Config, Fn, Ts...>;
+    (void)entry_type::registration;  // registers the entry at start-up in every process
+    const entry& e = entry_type::get();
+    byte_buffer closure;
+    output_archive ar(closure);
+    cppless::detail::save_closure(ar, static_cast<const Fn&>(fn));
+    graph::graph_core& g = input.handle().core();
+    const graph::node_id n = g.add(graph::node_kind::task, {input.id()}, !std::is_void_v<R>, &e, std::move(closure));
+    using out = std::conditional_t<std::is_void_v<R>, graph::sender<>, graph::sender<R>>;
+    return out(graph::detail::node_handle(input.handle().shared_core(), n));
+  } else {
+    return graph::sender<>();
+  }
 }
 
 // A join node: succeeds when every input succeeded; its values are the inputs' values in
