@@ -157,6 +157,16 @@ invoke_client::invoke_client(const aws_options& options) : options_(options) {
   sigv4_ = "aws:amz:" + s.region + ":lambda";
   user_ = s.creds.access_key_id;
   options_.connections = std::max(1u, options_.connections);
+  // HTTPS negotiates HTTP/2 by ALPN, as with Lambda itself. Plain http:// endpoints (local
+  // servers) would need h2c with prior knowledge, whose connection reuse is broken before
+  // libcurl 7.89 (curl issue #10634): there, HTTP/1.1 it is.
+  const bool tls = s.endpoint.rfind("https://", 0) == 0;
+  const bool h2c_works = curl_version_info(CURLVERSION_NOW)->version_num >= 0x075900;
+  http_version_ = !options_.http2 ? CURL_HTTP_VERSION_1_1
+                  : tls           ? CURL_HTTP_VERSION_2TLS
+                  : h2c_works     ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+                                  : CURL_HTTP_VERSION_1_1;
+  if (http_version_ == CURL_HTTP_VERSION_1_1) options_.http2 = false;
   options_.max_attempts = std::max(1u, options_.max_attempts);
 
   CURLM* multi = curl_multi_init();
@@ -278,11 +288,8 @@ void invoke_client::start(pending_call* c) {
     curl_easy_setopt(e, CURLOPT_AWS_SIGV4, sigv4_.c_str());
     curl_easy_setopt(e, CURLOPT_USERNAME, user_.c_str());
     curl_easy_setopt(e, CURLOPT_PASSWORD, s.creds.secret_access_key.c_str());
-    const bool tls = s.endpoint.rfind("https://", 0) == 0;
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
-                     !options_.http2 ? CURL_HTTP_VERSION_1_1
-                     : tls           ? CURL_HTTP_VERSION_2TLS
-                                     : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, http_version_);
+    if (!s.ca_bundle.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, s.ca_bundle.c_str());
     curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);

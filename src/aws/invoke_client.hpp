@@ -56,6 +56,7 @@ class invoke_client final : public backend {
   std::string prefix_;
   std::string sigv4_;       // "aws:amz:<region>:lambda"
   std::string user_;        // key id (for CURLOPT_USERNAME)
+  long http_version_ = 0;   // CURL_HTTP_VERSION_*
   void* multi_ = nullptr;   // CURLM*
   std::unordered_map<std::uint64_t, std::unique_ptr<invoke_target>> targets_;  // by function id; submitters only
 

@@ -118,6 +118,8 @@ settings settings::resolve() {
   if (out.endpoint.rfind("http://", 0) != 0 && out.endpoint.rfind("https://", 0) != 0)
     throw error("cppless aws: endpoint '" + out.endpoint + "' must start with http:// or https://");
 
+  out.ca_bundle = env("AWS_CA_BUNDLE");
+  if (out.ca_bundle.empty()) out.ca_bundle = get(conf_section, "ca_bundle");
   out.role_arn = env("CPPLESS_LAMBDA_ROLE");
   if (out.role_arn.empty()) out.role_arn = get(conf_section, "cppless_lambda_role");
   return out;

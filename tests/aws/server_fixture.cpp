@@ -55,7 +55,8 @@ local_lambda::local_lambda(std::vector<std::string> args, bool serve_self) {
   dir_ = tmpl;
   const std::string port_file = dir_ + "/port";
   std::vector<std::string> argv_s = {LAMBDA_SERVER, "--port", "0", "--port-file", port_file,
-                                     "--key", std::string(access_key) + ":" + secret_key, "--work-dir", dir_ + "/work"};
+                                     "--key", std::string(access_key) + ":" + secret_key, "--work-dir", dir_ + "/work",
+                                     "--tls", dir_ + "/ca.pem"};
   if (serve_self) {
     argv_s.push_back("--any-function");
     argv_s.push_back(self_exe());
@@ -92,6 +93,7 @@ local_lambda::~local_lambda() {
 
 void local_lambda::export_env() const {
   ::setenv("AWS_ENDPOINT_URL_LAMBDA", endpoint().c_str(), 1);
+  ::setenv("AWS_CA_BUNDLE", ca_file().c_str(), 1);
   ::setenv("AWS_ACCESS_KEY_ID", access_key, 1);
   ::setenv("AWS_SECRET_ACCESS_KEY", secret_key, 1);
   ::unsetenv("AWS_SESSION_TOKEN");
@@ -101,9 +103,9 @@ void local_lambda::export_env() const {
 }
 
 void local_lambda::inject(const std::string& fault_json) const {
-  http_get_or_post(endpoint() + "/_cppless/faults", &fault_json);
+  http_get_or_post(plain_endpoint() + "/_cppless/faults", &fault_json);
 }
 
-std::string local_lambda::stats() const { return http_get_or_post(endpoint() + "/_cppless/stats", nullptr); }
+std::string local_lambda::stats() const { return http_get_or_post(plain_endpoint() + "/_cppless/stats", nullptr); }
 
 }  // namespace aws_test

@@ -22,12 +22,16 @@ class local_lambda {
   local_lambda& operator=(const local_lambda&) = delete;
 
   int port() const { return port_; }
-  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // HTTPS, as Lambda: HTTP/2 by ALPN, a certificate made by the server (ca_file() to trust).
+  std::string endpoint() const { return "https://127.0.0.1:" + std::to_string(port_); }
+  std::string plain_endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string ca_file() const { return dir_ + "/ca.pem"; }
   // Sets AWS_* variables so aws_dispatcher::from_env() talks to this server.
   void export_env() const;
   // POST /_cppless/faults with this JSON body.
   void inject(const std::string& fault_json) const;
-  std::string stats() const;  // GET /_cppless/stats (JSON)
+  std::string stats() const;
+  const std::string& dir() const { return dir_; }  // GET /_cppless/stats (JSON)
 
  private:
   pid_t pid_ = -1;

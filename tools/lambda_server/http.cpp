@@ -1,6 +1,8 @@
 #include "http.hpp"
 
 #include <nghttp2/nghttp2.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -61,9 +63,11 @@ const std::string* http_request::header(std::string_view name) const {
 // One client connection: HTTP/1.1 (one request at a time, keep-alive) or HTTP/2.
 class connection : public std::enable_shared_from_this<connection> {
  public:
-  connection(event_loop& loop, int fd, handler on_request) : loop_(loop), fd_(fd), on_request_(std::move(on_request)) {}
+  connection(event_loop& loop, int fd, handler on_request, SSL_CTX* tls)
+      : loop_(loop), fd_(fd), on_request_(std::move(on_request)), tls_ctx_(tls) {}
   ~connection() {
     if (h2_) nghttp2_session_del(h2_);
+    if (ssl_) SSL_free(ssl_);  // frees the BIOs too
   }
 
   void readable() {
@@ -71,7 +75,31 @@ class connection : public std::enable_shared_from_this<connection> {
     for (;;) {
       const ssize_t n = ::read(fd_, buf, sizeof buf);
       if (n > 0) {
-        in_.append(buf, static_cast<std::size_t>(n));
+        if (!decided_) {
+          decided_ = true;
+          // A TLS ClientHello starts with record type 22: HTTPS (ALPN picks h2 or HTTP/1.1).
+          if (tls_ctx_ && static_cast<unsigned char>(buf[0]) == 0x16) start_tls();
+        }
+        if (!ssl_) {
+          in_.append(buf, static_cast<std::size_t>(n));
+          continue;
+        }
+        BIO_write(rbio_, buf, static_cast<int>(n));
+        char plain[65536];
+        for (;;) {
+          const int got = SSL_read(ssl_, plain, sizeof plain);
+          if (got > 0) {
+            in_.append(plain, static_cast<std::size_t>(got));
+            continue;
+          }
+          const int err = SSL_get_error(ssl_, got);
+          if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) break;
+          ERR_clear_error();
+          close();
+          return;
+        }
+        flush();  // handshake records
+        if (closed_) return;
         continue;
       }
       if (n < 0 && errno == EINTR) continue;
@@ -123,8 +151,8 @@ class connection : public std::enable_shared_from_this<connection> {
     head += "Content-Length: " + std::to_string(r.body.size()) + "\r\n";
     if (h1_close_) head += "Connection: close\r\n";
     head += "\r\n";
-    out_ += head;
-    out_ += r.body;
+    pending_ += head;
+    pending_ += r.body;
     h1_busy_ = false;
     flush();
     if (h1_close_) {
@@ -244,8 +272,16 @@ class connection : public std::enable_shared_from_this<connection> {
     nghttp2_session_callbacks_del(cb);
     const nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 4096},
                                                {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (1 << 24)}};
-    nghttp2_submit_settings(h2_, NGHTTP2_FLAG_NONE, settings, 0);
-    // nghttp2_session_set_local_window_size(h2_, NGHTTP2_FLAG_NONE, 0, 1 << 28);
+    nghttp2_submit_settings(h2_, NGHTTP2_FLAG_NONE, settings, 2);
+    nghttp2_session_set_local_window_size(h2_, NGHTTP2_FLAG_NONE, 0, 1 << 28);
+  }
+
+  void start_tls() {
+    ssl_ = SSL_new(tls_ctx_);
+    rbio_ = BIO_new(BIO_s_mem());
+    wbio_ = BIO_new(BIO_s_mem());
+    SSL_set_bio(ssl_, rbio_, wbio_);
+    SSL_set_accept_state(ssl_);
   }
 
   static void split_target(http_request& req) {
@@ -328,8 +364,23 @@ class connection : public std::enable_shared_from_this<connection> {
         const uint8_t* data;
         const auto n = nghttp2_session_mem_send(h2_, &data);
         if (n <= 0) break;
-        out_.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(n));
+        pending_.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(n));
       }
+    }
+    if (ssl_) {
+      if (!pending_.empty()) {
+        const int n = SSL_write(ssl_, pending_.data(), static_cast<int>(pending_.size()));
+        if (n > 0) pending_.erase(0, static_cast<std::size_t>(n));
+        else if (const int err = SSL_get_error(ssl_, n); err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
+          ERR_clear_error();
+          return close();
+        }
+      }
+      char buf[65536];
+      for (int n; (n = BIO_read(wbio_, buf, sizeof buf)) > 0;) out_.append(buf, static_cast<std::size_t>(n));
+    } else {
+      out_ += pending_;
+      pending_.clear();
     }
     while (!out_.empty()) {
       const ssize_t n = ::send(fd_, out_.data(), out_.size(), MSG_NOSIGNAL);
@@ -349,7 +400,11 @@ class connection : public std::enable_shared_from_this<connection> {
   event_loop& loop_;
   int fd_;
   handler on_request_;
-  std::string in_, out_;
+  std::string in_, out_, pending_;  // in_/pending_: plaintext; out_: bytes for the socket
+  SSL_CTX* tls_ctx_ = nullptr;
+  SSL* ssl_ = nullptr;
+  BIO *rbio_ = nullptr, *wbio_ = nullptr;
+  bool decided_ = false;
   bool closed_ = false, in_recv_ = false, h1_ = false, h1_busy_ = false, h1_close_ = false, close_after_flush_ = false;
   nghttp2_session* h2_ = nullptr;
   std::unordered_map<std::int32_t, stream_state> streams_;
@@ -410,7 +465,7 @@ void event_loop::close_fd(int fd) {
   ::close(fd);
 }
 
-int event_loop::listen(int port, handler on_request) {
+int event_loop::listen(int port, handler on_request, SSL_CTX* tls) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   const int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -427,13 +482,13 @@ int event_loop::listen(int port, handler on_request) {
   const int bound = ntohs(addr.sin_port);
   listeners_[bound] = fd;
   auto shared_handler = std::make_shared<handler>(std::move(on_request));
-  add(fd, EPOLLIN, [this, fd, shared_handler](std::uint32_t) {
+  add(fd, EPOLLIN, [this, fd, shared_handler, tls](std::uint32_t) {
     for (;;) {
       const int c = ::accept4(fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (c < 0) break;
       const int nodelay = 1;
       ::setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof nodelay);
-      auto conn = std::make_shared<connection>(*this, c, *shared_handler);
+      auto conn = std::make_shared<connection>(*this, c, *shared_handler, tls);
       connections_[c] = conn;
       add(c, EPOLLIN, [weak = std::weak_ptr<connection>(conn)](std::uint32_t events) {
         auto self = weak.lock();

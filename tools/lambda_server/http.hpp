@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+typedef struct ssl_ctx_st SSL_CTX;
+
 namespace lambda_server {
 
 using steady = std::chrono::steady_clock;
@@ -54,8 +56,9 @@ class event_loop {
   event_loop();
   ~event_loop();
 
-  // Listens on 127.0.0.1:port (0 picks a free one); returns the port.
-  int listen(int port, handler on_request);
+  // Listens on 127.0.0.1:port (0 picks a free one); returns the port. With `tls`, clients that
+  // open with a TLS handshake get HTTPS; others plain HTTP on the same port.
+  int listen(int port, handler on_request, SSL_CTX* tls = nullptr);
   void stop_listening(int port);
 
   using timer_id = std::uint64_t;

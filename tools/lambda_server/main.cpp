@@ -2,16 +2,18 @@
 // offline. Speaks the Invoke API (HTTP/1.1 and HTTP/2 h2c, SigV4-checked) and the control-plane
 // calls of a deployment on one loopback port, and the Runtime API to the environments it runs.
 //
-//   lambda_server [--port 0] [--port-file F] [--key AKID:SECRET]... [--no-auth]
+//   lambda_server [--port 0] [--port-file F] [--tls CA.pem] [--key AKID:SECRET]... [--no-auth]
 //                 [--concurrency 4] [--throttle] [--region us-east-1] [--work-dir DIR]
 //                 [--function NAME=EXECUTABLE[,timeout=S][,memory=MB][,concurrency=N]]...
 //                 [--any-function EXECUTABLE] [--timeout S] [--env K=V]... [--forward-output]
 //
 // Prints "lambda_server listening on 127.0.0.1:PORT" once ready (and writes PORT to the port
-// file). Exits on SIGTERM/SIGINT, killing the environments it started. Test hooks (unsigned):
+// file). With --tls, the port also takes HTTPS (h2 or HTTP/1.1 by ALPN) with a certificate made
+// at start-up and written to CA.pem for clients to trust (AWS_CA_BUNDLE); plain HTTP still works. Exits on SIGTERM/SIGINT, killing the environments it started. Test hooks (unsigned):
 // POST /_cppless/faults {"status":429|500|503,"count":N} or {"drop":true,"count":N};
 // GET /_cppless/stats.
 #include "lambda.hpp"
+#include "tls.hpp"
 
 #include <signal.h>
 #include <sys/signalfd.h>
@@ -27,7 +29,7 @@
 namespace {
 
 void usage() {
-  std::fprintf(stderr, "usage: lambda_server [--port P] [--port-file F] [--key AKID:SECRET] [--no-auth] "
+  std::fprintf(stderr, "usage: lambda_server [--port P] [--port-file F] [--tls CA.pem] [--key AKID:SECRET] [--no-auth] "
                        "[--concurrency N] [--throttle] [--region R] [--work-dir D] "
                        "[--function NAME=EXE[,timeout=S][,memory=MB][,concurrency=N]] [--any-function EXE] "
                        "[--timeout S] [--env K=V] [--forward-output]\n");
@@ -42,7 +44,7 @@ int main(int argc, char** argv) {
   using namespace lambda_server;
   server_options options;
   int port = 0;
-  std::string port_file;
+  std::string port_file, ca_file;
   std::vector<function> functions;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
     };
     if (a == "--port") port = std::atoi(value().c_str());
     else if (a == "--port-file") port_file = value();
+    else if (a == "--tls") ca_file = value();
     else if (a == "--key") {
       const std::string kv = value();
       const auto colon = kv.find(':');
@@ -121,9 +124,10 @@ int main(int argc, char** argv) {
       if (!f.timeout) f.timeout = default_timeout;
       service.add_function(std::move(f));
     }
+    SSL_CTX* tls = ca_file.empty() ? nullptr : make_tls_context(ca_file);
     const int bound = loop.listen(port, [&service](http_request&& req, reply_to reply) {
       service.handle(std::move(req), std::move(reply));
-    });
+    }, tls);
     // Stop cleanly on SIGTERM/SIGINT: the service's destructor kills the environments.
     const int stop_fd = ::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     loop.watch_output(stop_fd, [&loop](std::string_view) { loop.stop(); });

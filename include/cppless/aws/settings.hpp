@@ -8,6 +8,7 @@
 //   region:      AWS_REGION, AWS_DEFAULT_REGION, the profile's `region`;
 //   endpoint:    AWS_ENDPOINT_URL_LAMBDA, AWS_ENDPOINT_URL, the profile's `endpoint_url`,
 //                else https://lambda.<region>.amazonaws.com;
+//   CA bundle:   AWS_CA_BUNDLE, the profile's `ca_bundle` (else the system's trust store);
 //   role (deploy only): CPPLESS_LAMBDA_ROLE, the profile's `cppless_lambda_role`.
 // Used by the dispatcher and by `cppless deploy`. The secret never appears in a message:
 // describe() shows the key id and where each value came from.
@@ -28,7 +29,8 @@ struct settings {
   std::string region;
   std::string endpoint;  // scheme://host[:port], no trailing slash
   credentials creds;
-  std::string role_arn;  // execution role for created functions (deploy)
+  std::string ca_bundle;  // PEM file of trusted CAs (empty: the system's)
+  std::string role_arn;   // execution role for created functions (deploy)
   std::string profile;
 
   // Reads environment and files; throws cppless::error naming what is missing or malformed.
