@@ -379,7 +379,8 @@ void lambda_service::finish(invocation& inv, int status, std::string body, const
     ++counters_.errors;
   }
   if (inv.tail && env) {
-    const double ms = std::chrono::duration<double, std::milli>(steady::now() - inv.started).count();
+    const auto began = inv.started == steady::time_point{} ? inv.received : inv.started;
+    const double ms = std::chrono::duration<double, std::milli>(steady::now() - began).count();
     char report[512];
     const bool cold = !env->reported_init;
     long billed = static_cast<long>(std::ceil(ms + (cold ? env->init_ms : 0)));
