@@ -41,6 +41,17 @@ TEST(Graph, IssueExample) {
   EXPECT_GT(f.stats().worker, 0);
 }
 
+TEST(Graph, ThesisSpelling) {  // section 3.3: c->future(), f.value()
+  auto instance = dispatcher().create_instance();
+  cppless::graph::builder builder(instance);
+  auto a = cppless::schedule(builder);
+  auto b = cppless::then(a, []() { return 12; });
+  auto c = cppless::then(b, [](int m) { return m + 1; });
+  auto f = c->future();
+  builder.await_all();
+  EXPECT_EQ(f.value(), 13);
+}
+
 TEST(Graph, FutureGetDrivesWithoutAwaitAll) {
   auto instance = dispatcher().create_instance();
   cppless::graph::builder builder(instance);

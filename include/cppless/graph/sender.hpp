@@ -114,6 +114,9 @@ class future {
     }
   }
 
+  // The thesis' name for get() (code written for the paper ports over).
+  T value() const { return get(); }
+
   // Runs `callback(future<T>)` on the host once the node ended, from inside whichever call
   // drives the graph (await_all, get, wait); it may read the value and add nodes (dynamic
   // graphs). Registered on an ended node, it runs at the next of those calls.
@@ -171,6 +174,9 @@ class sender {
   node_id id() const { return handle_.id(); }
   bool valid() const { return handle_.valid(); }
   node_state state() const { return handle_.node().state; }
+
+  // The thesis' nodes were pointers (`c->future()`); this keeps such code compiling.
+  const sender* operator->() const { return this; }
 
   // Internal: for then/when_all and futures.
   explicit sender(detail::node_handle handle) : handle_(std::move(handle)) {}
