@@ -2,8 +2,8 @@
 // linearizable and costs one round trip.
 //
 // Conventions (all scripts but `open`):
-//   KEYS[1] = the object's key (a hash: _k kind, _n readable name, then the object's fields)
-//   KEYS[2] = the namespace's call-record hash (client id -> "seq:" .. msgpack(result))
+//   KEYS[1] = the object's key (a hash: _k kind, _n readable name, the object's fields, and
+//             one call record per client: '@' .. client id -> "seq|" .. result)
 //   ARGV[1] = the kind the caller expects, ARGV[2] = client id ('' for read-only calls),
 //   ARGV[3] = sequence number, ARGV[4..] = the operation's arguments.
 // Auxiliary values live under KEYS[1] .. '\31' .. suffix (wake-up lists, map entries, queue items).
@@ -18,28 +18,68 @@
 namespace cppless::shared::detail {
 namespace {
 
-// Exactly-once: a retry of the last call of a client returns what the first attempt returned; an
-// older call (a stray duplicate that arrives late) is refused. Then the kind check: never read an
-// object as something else.
-constexpr const char* prelude = R"lua(
-local K, CALLS = KEYS[1], KEYS[2]
-local KIND, CID, SEQ = ARGV[1], ARGV[2], ARGV[3]
-if CID ~= '' then
-  local rec = redis.call('HGET', CALLS, CID)
-  if rec then
-    local p = string.find(rec, ':', 1, true)
-    local last, s = tonumber(string.sub(rec, 1, p - 1)), tonumber(SEQ)
-    if s == last then return cmsgpack.unpack(string.sub(rec, p + 1)) end
-    if s < last then return redis.error_reply('CPPLESS_STALE call ' .. SEQ .. ' of client ' .. CID .. ' precedes ' .. last) end
+// The common part of every operation script, generated per operation (see build()) so the hot
+// path creates no closures and no argument tables. One HMGET reads the kind, the caller's call
+// record and the fields the operation needs: the kind check (never read an object as something
+// else), the exactly-once check and the read cost one command. A mutating call's record lives in
+// the object's own hash (field '@' .. client id) and is written by the same HSET as the new state:
+// "seq|" then the result (n<digits>; for numbers, s<len>:<bytes> for strings, f for nil). A retry
+// of the client's last call returns the recorded result; an older call (a stray duplicate arriving
+// late) is refused.
+constexpr const char* check_kind = R"lua(
+if got[1] ~= KIND then
+  if got[1] then return redis.error_reply('CPPLESS_TYPE ' .. (redis.call('HGET', K, '_n') or got[1])) end
+  if redis.call('EXISTS', K) == 1 then return redis.error_reply('CPPLESS_FOREIGN') end
+  return redis.error_reply('CPPLESS_MISSING')
+end
+)lua";
+
+constexpr const char* check_call = R"lua(
+if got[2] then
+  local rec = got[2]
+  local bar = string.find(rec, '|', 1, true)
+  local last, s = tonumber(string.sub(rec, 1, bar - 1)), tonumber(SEQ)
+  if s < last then return redis.error_reply('CPPLESS_STALE call ' .. SEQ .. ' of client ' .. CID .. ' precedes ' .. last) end
+  if s == last then
+    local out, pos = {}, bar + 1
+    while pos <= #rec do
+      local t = string.sub(rec, pos, pos)
+      if t == 'n' then
+        local e = string.find(rec, ';', pos, true)
+        out[#out + 1] = tonumber(string.sub(rec, pos + 1, e - 1))
+        pos = e + 1
+      elseif t == 's' then
+        local c = string.find(rec, ':', pos, true)
+        local n = tonumber(string.sub(rec, pos + 1, c - 1))
+        out[#out + 1] = string.sub(rec, c + 1, c + n)
+        pos = c + n + 1
+      else
+        out[#out + 1] = false
+        pos = pos + 1
+      end
+    end
+    return out
   end
 end
-local function done(r)
-  if CID ~= '' then redis.call('HSET', CALLS, CID, SEQ .. ':' .. cmsgpack.pack(r)) end
-  return r
+local function enc(v)
+  if type(v) == 'number' then return 'n' .. string.format('%d', v) .. ';' end
+  if v then return 's' .. #v .. ':' .. v end
+  return 'f'
 end
-local found = redis.call('HGET', K, '_k')
-if not found then return redis.error_reply('CPPLESS_MISSING') end
-if found ~= KIND then return redis.error_reply('CPPLESS_TYPE ' .. (redis.call('HGET', K, '_n') or found)) end
+-- The record of this call's result (one or two values).
+local function record(a, b)
+  if b == nil then return SEQ .. '|' .. enc(a) end
+  return SEQ .. '|' .. enc(a) .. enc(b)
+end
+)lua";
+
+// Helpers some operations need (added to their scripts only).
+constexpr const char* exact_int = R"lua(
+-- A Lua number is exact below 2^53: then its decimal text is exact too; else nil.
+local function int(n)
+  if n > -9007199254740992 and n < 9007199254740992 then return string.format('%d', n) end
+  return nil
+end
 )lua";
 
 // Numbers in hashes are decimal text. Integers compare exactly (Lua numbers are doubles, exact
@@ -72,7 +112,7 @@ local function ncmp(a, b, class)
 end
 )lua";
 
-// Wake-up tokens: a waiter that must block registers (wt += 1) in the same script that found it
+// Wake-up tokens: a waiter that must block registers (wt + 1) in the same script that found it
 // must wait, and BLPOPs the object's wake list; whoever releases waiters pushes one token per
 // registered waiter. Tokens stay in the list until taken, so no wake-up is lost between the
 // check and the BLPOP. Lists expire, so tokens of waiters that left are garbage-collected.
@@ -85,13 +125,6 @@ local function push_tokens(list, n)
     n = n - #batch
   end
   redis.call('PEXPIRE', list, 600000)
-end
-local function wake_all(list)
-  local wt = tonumber(redis.call('HGET', K, 'wt') or '0')
-  if wt > 0 then
-    push_tokens(list, wt)
-    redis.call('HSET', K, 'wt', 0)
-  end
 end
 )lua";
 
@@ -117,233 +150,286 @@ end
 return 0
 )lua";
 
+enum : unsigned { h_numeric = 1, h_tokens = 2, h_int = 4 };
+
 struct op {
   script id;
-  bool numeric = false;
-  bool tokens = false;
-  const char* body;
+  bool mutating;       // called with a call id: reads the caller's record, writes one
+  const char* fields;  // what the HMGET reads after _k (and the record): Lua expressions
+  unsigned helpers;    // extra helper code: h_numeric | h_tokens | h_int
+  const char* body;    // sees F1, F2, ... (the fields), K, KIND, CID, SEQ, REC, record()
 };
 
-// The operations. Fields: counter {v}; atomic {v}; best {v, p, has}; barrier {parties, arrived,
-// gen}; latch {count, wt}; semaphore {permits, wt}; future {has, v, wt}; map entries in K\31e;
-// queue items in K\31l, the item a blocking pop moved in K\31p<client>.
+// The operations. Fields: counter {v}; atomic {v}; best {v, p} (absent before the first offer); barrier {parties, arrived,
+// gen}; latch {count, wt}; semaphore {permits, wt}; future {has, v, wt}; map {n, and one field
+// '=' .. key per entry}; queue items in the list K\31l, the item a blocking pop moved in
+// K\31p<client>; wake-up lists K\31w (K\31w<generation> for barriers).
 const std::array<op, static_cast<std::size_t>(script::count_) - 1> ops = {{
-    {script::counter_add, false, false, R"lua(
-redis.call('HINCRBY', K, 'v', ARGV[4])
-return done({redis.call('HGET', K, 'v')})
-)lua"},
-    {script::counter_get, false, false, R"lua(
-return {redis.call('HGET', K, 'v')}
-)lua"},
-    {script::counter_set, false, false, R"lua(
-local old = redis.call('HGET', K, 'v')
-redis.call('HSET', K, 'v', ARGV[4])
-return done({old})
-)lua"},
-    {script::atomic_load, false, false, R"lua(
-return {redis.call('HGET', K, 'v')}
-)lua"},
-    {script::atomic_store, false, false, R"lua(
-redis.call('HSET', K, 'v', ARGV[4])
-return done({1})
-)lua"},
-    {script::atomic_exchange, false, false, R"lua(
-local old = redis.call('HGET', K, 'v')
-redis.call('HSET', K, 'v', ARGV[4])
-return done({old})
-)lua"},
-    {script::atomic_cas, false, false, R"lua(
-local cur = redis.call('HGET', K, 'v')
-if cur == ARGV[4] then
-  redis.call('HSET', K, 'v', ARGV[5])
-  return done({1, cur})
+    // Exact in Lua while both numbers are below 2^53 (one write); beyond, Redis' HINCRBY (64-bit,
+    // refuses overflow).
+    {script::counter_add, true, "'v'", h_int, R"lua(
+local cur, d = tonumber(F1), tonumber(ARGV[4])
+local s = int(cur) and int(d) and int(cur + d)
+if s then
+  redis.call('HSET', K, 'v', s, REC, record(s))
+else
+  redis.call('HINCRBY', K, 'v', ARGV[4])
+  s = redis.call('HGET', K, 'v')
+  redis.call('HSET', K, REC, record(s))
 end
-return done({0, cur})
+return {s}
 )lua"},
-    // ARGV[4] value, ARGV[5] payload, ARGV[6] 'i' or 'f', ARGV[7] 'max' or 'min'.
-    {script::best_offer, true, false, R"lua(
-local better = redis.call('HGET', K, 'has') ~= '1'
+    {script::counter_get, false, "'v'", 0, R"lua(
+return {F1}
+)lua"},
+    {script::counter_set, true, "'v'", 0, R"lua(
+redis.call('HSET', K, 'v', ARGV[4], REC, record(F1))
+return {F1}
+)lua"},
+    {script::atomic_load, false, "'v'", 0, R"lua(
+return {F1}
+)lua"},
+    {script::atomic_store, true, "", 0, R"lua(
+redis.call('HSET', K, 'v', ARGV[4], REC, record(1))
+return {1}
+)lua"},
+    {script::atomic_exchange, true, "'v'", 0, R"lua(
+redis.call('HSET', K, 'v', ARGV[4], REC, record(F1))
+return {F1}
+)lua"},
+    {script::atomic_cas, true, "'v'", 0, R"lua(
+if F1 == ARGV[4] then
+  redis.call('HSET', K, 'v', ARGV[5], REC, record(1, F1))
+  return {1, F1}
+end
+redis.call('HSET', K, REC, record(0, F1))
+return {0, F1}
+)lua"},
+    // ARGV[4] value, ARGV[5] payload, ARGV[6] 'i' or 'f', ARGV[7] 'max' or 'min'. An offer that
+    // does not improve changes nothing and is not recorded: repeating it can never improve either
+    // (the best value only gets better), so a retry needs no record.
+    {script::best_offer, true, "'v'", h_numeric, R"lua(
+local better = not F1
 if not better then
-  local c = ncmp(ARGV[4], redis.call('HGET', K, 'v'), ARGV[6])
+  local c = ncmp(ARGV[4], F1, ARGV[6])
   if ARGV[7] == 'max' then better = c > 0 else better = c < 0 end
 end
 if better then
-  redis.call('HSET', K, 'v', ARGV[4], 'p', ARGV[5], 'has', '1')
-  return done({1})
+  redis.call('HSET', K, 'v', ARGV[4], 'p', ARGV[5], REC, record(1))
+  return {1}
 end
-return done({0})
+return {0}
 )lua"},
-    // ARGV[4] '1': with the payload.
-    {script::best_get, false, false, R"lua(
-if ARGV[4] == '1' then return redis.call('HMGET', K, 'has', 'v', 'p') end
-return redis.call('HMGET', K, 'has', 'v')
+    // ARGV[4] '1': with the payload (not even read otherwise: it may be large). No value yet:
+    // nil (the client answers with the worst value).
+    {script::best_get, false, "'v', ARGV[4] == '1' and 'p' or 'v'", 0, R"lua(
+return {F1 and 1 or 0, F1 or '', F2 or ''}
 )lua"},
     // Returns {released?, generation}. The last arrival opens generation g for the others by
     // pushing parties - 1 tokens to K\31w<g>, and starts generation g + 1.
-    {script::barrier_arrive, false, true, R"lua(
-local parties = tonumber(redis.call('HGET', K, 'parties'))
-local gen = redis.call('HGET', K, 'gen')
-local n = redis.call('HINCRBY', K, 'arrived', 1)
+    {script::barrier_arrive, true, "'parties', 'gen', 'arrived'", h_tokens, R"lua(
+local parties, gen, n = tonumber(F1), F2, tonumber(F3) + 1
 if n >= parties then
-  redis.call('HSET', K, 'arrived', 0, 'gen', tostring(tonumber(gen) + 1))
+  redis.call('HSET', K, 'arrived', '0', 'gen', tostring(tonumber(gen) + 1), REC, record(1, gen))
   if parties > 1 then push_tokens(K .. '\31w' .. gen, parties - 1) end
-  return done({1, gen})
+  return {1, gen}
 end
-return done({0, gen})
+redis.call('HSET', K, 'arrived', tostring(n), REC, record(0, gen))
+return {0, gen}
 )lua"},
     // A waiter of generation ARGV[4] gives up: returns 1 if the generation opened meanwhile (the
     // waiter passed after all; its token is taken), or 0 and the arrivals left after withdrawing.
-    {script::barrier_withdraw, false, false, R"lua(
-if redis.call('HGET', K, 'gen') == ARGV[4] then
-  return done({0, redis.call('HINCRBY', K, 'arrived', -1)})
+    {script::barrier_withdraw, true, "'gen', 'arrived'", 0, R"lua(
+if F1 == ARGV[4] then
+  local left = tonumber(F2) - 1
+  redis.call('HSET', K, 'arrived', tostring(left), REC, record(0, left))
+  return {0, left}
 end
 redis.call('LPOP', K .. '\31w' .. ARGV[4])
-return done({1})
+redis.call('HSET', K, REC, record(1))
+return {1}
 )lua"},
-    {script::barrier_check, false, false, R"lua(
-if redis.call('HGET', K, 'gen') == ARGV[4] then
-  return {0, tonumber(redis.call('HGET', K, 'arrived'))}
-end
+    {script::barrier_check, false, "'gen', 'arrived'", 0, R"lua(
+if F1 == ARGV[4] then return {0, tonumber(F2)} end
 return {1, 0}
 )lua"},
-    {script::latch_count_down, false, true, R"lua(
-local c = tonumber(redis.call('HGET', K, 'count'))
+    {script::latch_count_down, true, "'count', 'wt'", h_tokens, R"lua(
+local c, wt = tonumber(F1), tonumber(F2)
 if c > 0 then
   c = math.max(c - tonumber(ARGV[4]), 0)
-  redis.call('HSET', K, 'count', tostring(c))
-  if c == 0 then wake_all(K .. '\31w') end
+  if c == 0 and wt > 0 then
+    push_tokens(K .. '\31w', wt)
+    wt = 0
+  end
 end
-return done({c})
+redis.call('HSET', K, 'count', tostring(c), 'wt', tostring(wt), REC, record(c))
+return {c}
 )lua"},
     // Returns 1 if open, else registers the caller as a waiter and returns 0.
-    {script::latch_register, false, false, R"lua(
-if redis.call('HGET', K, 'count') == '0' then return done({1}) end
-redis.call('HINCRBY', K, 'wt', 1)
-return done({0})
+    {script::latch_register, true, "'count', 'wt'", 0, R"lua(
+if F1 == '0' then
+  redis.call('HSET', K, REC, record(1))
+  return {1}
+end
+redis.call('HSET', K, 'wt', tostring(tonumber(F2) + 1), REC, record(0))
+return {0}
 )lua"},
-    {script::latch_withdraw, false, false, R"lua(
-if redis.call('HGET', K, 'count') ~= '0' then
-  if tonumber(redis.call('HGET', K, 'wt')) > 0 then redis.call('HINCRBY', K, 'wt', -1) end
-  return done({0})
+    {script::latch_withdraw, true, "'count', 'wt'", 0, R"lua(
+if F1 ~= '0' then
+  redis.call('HSET', K, 'wt', tostring(math.max(tonumber(F2) - 1, 0)), REC, record(0))
+  return {0}
 end
 redis.call('LPOP', K .. '\31w')
-return done({1})
+redis.call('HSET', K, REC, record(1))
+return {1}
 )lua"},
-    {script::latch_get, false, false, R"lua(
-return {tonumber(redis.call('HGET', K, 'count'))}
+    {script::latch_get, false, "'count'", 0, R"lua(
+return {tonumber(F1)}
 )lua"},
     // ARGV[4] permits wanted, ARGV[5] '1': register as a waiter when they are not there.
-    {script::sem_acquire, false, false, R"lua(
-local p, n = tonumber(redis.call('HGET', K, 'permits')), tonumber(ARGV[4])
+    {script::sem_acquire, true, "'permits', 'wt'", 0, R"lua(
+local p, n = tonumber(F1), tonumber(ARGV[4])
 if p >= n then
-  redis.call('HSET', K, 'permits', tostring(p - n))
-  return done({1})
+  redis.call('HSET', K, 'permits', tostring(p - n), REC, record(1))
+  return {1}
 end
-if ARGV[5] == '1' then redis.call('HINCRBY', K, 'wt', 1) end
-return done({0})
+if ARGV[5] == '1' then
+  redis.call('HSET', K, 'wt', tostring(tonumber(F2) + 1), REC, record(0))
+else
+  redis.call('HSET', K, REC, record(0))
+end
+return {0}
 )lua"},
     // A waiter gives up: it takes a token meant for a waiter if there is one, or else leaves
     // the waiter count; then makes one last attempt.
-    {script::sem_withdraw, false, false, R"lua(
-if not redis.call('LPOP', K .. '\31w') then
-  if tonumber(redis.call('HGET', K, 'wt')) > 0 then redis.call('HINCRBY', K, 'wt', -1) end
-end
-local p, n = tonumber(redis.call('HGET', K, 'permits')), tonumber(ARGV[4])
+    {script::sem_withdraw, true, "'permits', 'wt'", 0, R"lua(
+local wt = tonumber(F2)
+if not redis.call('LPOP', K .. '\31w') then wt = math.max(wt - 1, 0) end
+local p, n = tonumber(F1), tonumber(ARGV[4])
+local got = 0
 if p >= n then
-  redis.call('HSET', K, 'permits', tostring(p - n))
-  return done({1})
+  p = p - n
+  got = 1
 end
-return done({0})
+redis.call('HSET', K, 'permits', tostring(p), 'wt', tostring(wt), REC, record(got))
+return {got}
 )lua"},
     // Wakes up to n registered waiters; each retries (the semaphore is not fair).
-    {script::sem_release, false, true, R"lua(
+    {script::sem_release, true, "'permits', 'wt'", h_tokens, R"lua(
 local n = tonumber(ARGV[4])
-local p = tonumber(redis.call('HGET', K, 'permits')) + n
-redis.call('HSET', K, 'permits', tostring(p))
-local wt = tonumber(redis.call('HGET', K, 'wt'))
+local p, wt = tonumber(F1) + n, tonumber(F2)
 local k = math.min(wt, n)
-if k > 0 then
-  push_tokens(K .. '\31w', k)
-  redis.call('HINCRBY', K, 'wt', -k)
+if k > 0 then push_tokens(K .. '\31w', k) end
+redis.call('HSET', K, 'permits', tostring(p), 'wt', tostring(wt - k), REC, record(p))
+return {p}
+)lua"},
+    {script::sem_get, false, "'permits'", 0, R"lua(
+return {tonumber(F1)}
+)lua"},
+    {script::future_set, true, "'has', 'wt'", h_tokens, R"lua(
+if F1 == '1' then return redis.error_reply('CPPLESS_SET') end
+local wt = tonumber(F2)
+if wt > 0 then push_tokens(K .. '\31w', wt) end
+redis.call('HSET', K, 'v', ARGV[4], 'has', '1', 'wt', '0', REC, record(1))
+return {1}
+)lua"},
+    {script::future_get, false, "'has', 'v'", 0, R"lua(
+return {F1, F2}
+)lua"},
+    {script::future_register, true, "'has', 'wt'", 0, R"lua(
+if F1 == '1' then
+  redis.call('HSET', K, REC, record(1))
+  return {1}
 end
-return done({p})
+redis.call('HSET', K, 'wt', tostring(tonumber(F2) + 1), REC, record(0))
+return {0}
 )lua"},
-    {script::sem_get, false, false, R"lua(
-return {tonumber(redis.call('HGET', K, 'permits'))}
-)lua"},
-    {script::future_set, false, true, R"lua(
-if redis.call('HGET', K, 'has') == '1' then return redis.error_reply('CPPLESS_SET') end
-redis.call('HSET', K, 'v', ARGV[4], 'has', '1')
-wake_all(K .. '\31w')
-return done({1})
-)lua"},
-    {script::future_get, false, false, R"lua(
-return redis.call('HMGET', K, 'has', 'v')
-)lua"},
-    {script::future_register, false, false, R"lua(
-if redis.call('HGET', K, 'has') == '1' then return done({1}) end
-redis.call('HINCRBY', K, 'wt', 1)
-return done({0})
-)lua"},
-    {script::future_withdraw, false, false, R"lua(
-if redis.call('HGET', K, 'has') ~= '1' then
-  if tonumber(redis.call('HGET', K, 'wt')) > 0 then redis.call('HINCRBY', K, 'wt', -1) end
-  return done({0})
+    {script::future_withdraw, true, "'has', 'wt'", 0, R"lua(
+if F1 ~= '1' then
+  redis.call('HSET', K, 'wt', tostring(math.max(tonumber(F2) - 1, 0)), REC, record(0))
+  return {0}
 end
 redis.call('LPOP', K .. '\31w')
-return done({1})
+redis.call('HSET', K, REC, record(1))
+return {1}
 )lua"},
-    {script::map_get, false, false, R"lua(
-return {redis.call('HGET', K .. '\31e', ARGV[4])}
+    {script::map_get, false, "'=' .. ARGV[4]", 0, R"lua(
+return {F1}
 )lua"},
-    {script::map_put, false, false, R"lua(
-return done({redis.call('HSET', K .. '\31e', ARGV[4], ARGV[5])})
+    {script::map_put, true, "'=' .. ARGV[4], 'n'", 0, R"lua(
+local new, n = 0, tonumber(F2)
+if not F1 then
+  new = 1
+  n = n + 1
+end
+redis.call('HSET', K, '=' .. ARGV[4], ARGV[5], 'n', tostring(n), REC, record(new))
+return {new}
 )lua"},
-    {script::map_erase, false, false, R"lua(
-return done({redis.call('HDEL', K .. '\31e', ARGV[4])})
+    {script::map_erase, true, "'=' .. ARGV[4], 'n'", 0, R"lua(
+if not F1 then
+  redis.call('HSET', K, REC, record(0))
+  return {0}
+end
+redis.call('HDEL', K, '=' .. ARGV[4])
+redis.call('HSET', K, 'n', tostring(tonumber(F2) - 1), REC, record(1))
+return {1}
 )lua"},
     // ARGV[4] key, ARGV[5] operand, ARGV[6] 'add' | 'min' | 'max', ARGV[7] 'i' | 'f',
     // ARGV[8], ARGV[9]: the value type's range (integers), checked before anything is written.
-    {script::map_merge, true, false, R"lua(
-local E = K .. '\31e'
-local cur = redis.call('HGET', E, ARGV[4])
+    {script::map_merge, true, "'=' .. ARGV[4], 'n'", h_numeric | h_int, R"lua(
+local cur, n = F1, tonumber(F2)
 local new
 if not cur then
   new = ARGV[5]
+  n = n + 1
 elseif ARGV[6] == 'add' then
   if ARGV[7] == 'i' then
-    local sum = redis.call('HINCRBY', E, ARGV[4], ARGV[5])
-    local s = redis.call('HGET', E, ARGV[4])
-    if icmp(s, ARGV[8]) < 0 or icmp(s, ARGV[9]) > 0 then
-      redis.call('HSET', E, ARGV[4], cur)
-      return redis.error_reply('CPPLESS_RANGE ' .. cur .. ' + ' .. ARGV[5] .. ' is out of range')
+    -- Exact: Lua's sum below 2^53, else Redis' 64-bit HINCRBY on a scratch field.
+    local a, b = tonumber(cur), tonumber(ARGV[5])
+    new = int(a) and int(b) and int(a + b)
+    if not new then
+      redis.call('HSET', K, '~', cur)
+      local ok = pcall(redis.call, 'HINCRBY', K, '~', ARGV[5])
+      new = redis.call('HGET', K, '~')
+      redis.call('HDEL', K, '~')
+      if not ok then return redis.error_reply('CPPLESS_RANGE ' .. cur .. ' + ' .. ARGV[5] .. ' is out of range') end
     end
-    return done({s})
+    -- The type's range: as numbers when the sum is exact (bounds round outward, never in), as
+    -- exact text otherwise.
+    local x = tonumber(new)
+    local out
+    if int(x) then out = x < tonumber(ARGV[8]) or x > tonumber(ARGV[9])
+    else out = icmp(new, ARGV[8]) < 0 or icmp(new, ARGV[9]) > 0 end
+    if out then return redis.error_reply('CPPLESS_RANGE ' .. cur .. ' + ' .. ARGV[5] .. ' is out of range') end
+  else
+    new = string.format('%.17g', tonumber(cur) + tonumber(ARGV[5]))
   end
-  new = string.format('%.17g', tonumber(cur) + tonumber(ARGV[5]))
 elseif ARGV[6] == 'min' then
   if ncmp(ARGV[5], cur, ARGV[7]) < 0 then new = ARGV[5] else new = cur end
 else
   if ncmp(ARGV[5], cur, ARGV[7]) > 0 then new = ARGV[5] else new = cur end
 end
-if new ~= cur then redis.call('HSET', E, ARGV[4], new) end
-return done({new})
+redis.call('HSET', K, '=' .. ARGV[4], new, 'n', tostring(n), REC, record(new))
+return {new}
 )lua"},
-    {script::map_size, false, false, R"lua(
-return {redis.call('HLEN', K .. '\31e')}
+    {script::map_size, false, "'n'", 0, R"lua(
+return {tonumber(F1)}
 )lua"},
-    {script::queue_push, false, false, R"lua(
-return done({redis.call('RPUSH', K .. '\31l', ARGV[4])})
+    {script::queue_push, true, "", 0, R"lua(
+local len = redis.call('RPUSH', K .. '\31l', ARGV[4])
+redis.call('HSET', K, REC, record(len))
+return {len}
 )lua"},
-    // The non-blocking half of pop: forget the item the previous blocking pop of this client
-    // moved (it was delivered), then take the head if there is one.
-    {script::queue_pop, false, false, R"lua(
-redis.call('DEL', K .. '\31p' .. CID)
+    // The non-blocking half of pop: take the head if there is one.
+    {script::queue_pop, true, "", 0, R"lua(
 local item = redis.call('LPOP', K .. '\31l')
-if item then return done({1, item}) end
-return done({0})
+if item then
+  redis.call('HSET', K, REC, record(1, item))
+  return {1, item}
+end
+return {0}
 )lua"},
-    {script::queue_size, false, false, R"lua(
+    {script::queue_size, false, "", 0, R"lua(
 return {redis.call('LLEN', K .. '\31l')}
 )lua"},
 }};
@@ -352,9 +438,30 @@ std::array<script_source, static_cast<std::size_t>(script::count_)> build() {
   std::array<script_source, static_cast<std::size_t>(script::count_)> all;
   all[static_cast<std::size_t>(script::open)].body = open_body;
   for (const op& o : ops) {
-    std::string body = prelude;
-    if (o.numeric) body += numeric;
-    if (o.tokens) body += tokens;
+    std::string body = "local K, KIND, CID, SEQ = KEYS[1], ARGV[1], ARGV[2], ARGV[3]\n";
+    std::string fields = o.fields;
+    if (!fields.empty()) fields = ", " + fields;
+    if (o.mutating) {
+      body += "local REC = '@' .. CID\nlocal got = redis.call('HMGET', K, '_k', REC" + fields + ")\n";
+    } else {
+      body += "local got = redis.call('HMGET', K, '_k'" + fields + ")\n";
+    }
+    body += check_kind;
+    if (o.mutating) body += check_call;
+    // F1, F2, ...: the fields, in the order asked for.
+    const int first = o.mutating ? 3 : 2;
+    int count = fields.empty() ? 0 : 1;
+    int depth = 0;
+    for (char c : std::string_view(o.fields)) {
+      if (c == '(' || c == '[') ++depth;
+      if (c == ')' || c == ']') --depth;
+      if (c == ',' && depth == 0) ++count;
+    }
+    for (int i = 0; i < count; ++i)
+      body += "local F" + std::to_string(i + 1) + " = got[" + std::to_string(first + i) + "]\n";
+    if (o.helpers & h_numeric) body += numeric;
+    if (o.helpers & h_tokens) body += tokens;
+    if (o.helpers & h_int) body += exact_int;
     body += o.body;
     all[static_cast<std::size_t>(o.id)].body = std::move(body);
   }

@@ -84,7 +84,6 @@ reply session::script(const object_ref& obj, detail::script s, const kind_info& 
                       std::initializer_list<std::string_view> args) {
   const script_source& src = source_of(s);
   const std::string key = obj.key();
-  const std::string calls = obj.ns + ":\x1f" "calls";
   // The call id is fixed before the first attempt: every resend of this call carries the same one.
   std::string seq;
   std::string_view cid;
@@ -94,7 +93,7 @@ reply session::script(const object_ref& obj, detail::script s, const kind_info& 
   }
   std::vector<std::string_view> argv;
   argv.reserve(8 + args.size());
-  argv.insert(argv.end(), {"EVALSHA", src.sha, "2", key, calls, kind.kind, cid, seq});
+  argv.insert(argv.end(), {"EVALSHA", src.sha, "1", key, kind.kind, cid, seq});
   argv.insert(argv.end(), args.begin(), args.end());
   reply r = exec_retrying(*conn_, argv);
   if (r.type == reply::kind::error && r.str.starts_with("NOSCRIPT")) {

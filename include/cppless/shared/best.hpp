@@ -42,15 +42,14 @@ class best {
   // The best value so far (one round trip: what a pruning test reads).
   V value() const {
     detail::reply r = detail::run(ref_, detail::script::best_get, kind_for(dir_), false, {"0"});
-    return detail::decode<V>(r.str_at(1));
+    return r.int_at(0) == 1 ? detail::decode<V>(r.str_at(1)) : worst(dir_);
   }
   std::optional<P> payload() const { return get().payload; }
   // Value and payload read together (consistent with each other).
   best_snapshot<V, P> get() const {
     detail::reply r = detail::run(ref_, detail::script::best_get, kind_for(dir_), false, {"1"});
-    best_snapshot<V, P> s{detail::decode<V>(r.str_at(1)), std::nullopt};
-    if (r.str_at(0) == "1") s.payload = detail::decode<P>(r.str_at(2));
-    return s;
+    if (r.int_at(0) == 0) return {worst(dir_), std::nullopt};
+    return {detail::decode<V>(r.str_at(1)), detail::decode<P>(r.str_at(2))};
   }
   [[nodiscard]] direction goal() const noexcept { return dir_; }
   // The value before any offer.

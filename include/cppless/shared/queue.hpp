@@ -2,8 +2,8 @@
 // functions, results back to the host).
 //
 // Each item is delivered once, also when a pop's reply is lost: a blocking pop moves the item
-// into a per-client slot on the server (BLMOVE) where a retry finds it; the slot is cleared by the
-// client's next pop. An item popped by a process that then dies is gone with it.
+// into a per-client slot on the server (BLMOVE) where a retry finds it, and the slot is emptied once
+// the item is in hand. An item popped by a process that then dies is gone with it.
 #pragma once
 
 #include <cppless/shared/client.hpp>

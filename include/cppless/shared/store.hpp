@@ -57,8 +57,7 @@ class store {
   template <numeric V, class P>
   shared::best<V, P> best(std::string_view name, direction goal) const {
     shared::best<V, P> b(ref(name), goal);
-    const std::string worst = detail::encode(shared::best<V, P>::worst(goal));
-    detail::open_object(b.ref(), b.kind_for(goal), {}, {{"has", "0"}, {"v", worst}});
+    detail::open_object(b.ref(), b.kind_for(goal), {});
     return b;
   }
   // parties >= 1; opening an existing barrier with another party count is a type_mismatch.
@@ -76,7 +75,7 @@ class store {
   template <class K, class V>
   shared::map<K, V> map(std::string_view name) const {
     shared::map<K, V> m(ref(name));
-    detail::open_object(m.ref(), m.kind(), {});
+    detail::open_object(m.ref(), m.kind(), {}, {{"n", "0"}});
     return m;
   }
   template <class T>

@@ -1,0 +1,8 @@
+# Shared objects against a private redis-server: per-operation latency against a raw PING,
+# barrier time by party count, counter throughput by number of concurrent clients.
+if(TARGET cppless::shared)
+  add_executable(bench_shared ${CMAKE_CURRENT_LIST_DIR}/shared_bench.cpp)
+  find_package(PkgConfig QUIET)
+  pkg_check_modules(HIREDIS_BENCH REQUIRED IMPORTED_TARGET hiredis)
+  target_link_libraries(bench_shared PRIVATE cppless::shared PkgConfig::HIREDIS_BENCH cppless_warnings)
+endif()
