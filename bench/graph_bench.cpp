@@ -15,7 +15,7 @@
 // depth D, each node reads two nodes of the layer before), fan (1 -> W -> when_all -> 1).
 //
 // JSON lines on stdout ({"suite":"graph",...}), a table on stderr.
-//   bench_graph [--quick] [--workers N]   (default: one worker per core)
+//   bench_graph [--quick] [--workers N] [--only local|inline|threads]   (default: a worker per core)
 #include <cppless/cppless.hpp>
 #include <cppless/graph.hpp>
 
@@ -305,10 +305,12 @@ void emit(const result& r) {
 
 int main(int argc, char** argv) {
   bool quick = false;
+  std::string only;  // "local", "inline" or "threads": run that column only
   cppless::local_options options;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--workers") == 0 && i + 1 < argc) options.workers = static_cast<unsigned>(std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
   }
   const int repeats = quick ? 3 : 7;
   const std::vector<shape> shapes = {
@@ -327,7 +329,8 @@ int main(int argc, char** argv) {
   const target targets[] = {{"local", &local_instance}, {"inline", &inline_instance}};
 
   // Warm the workers (and the first-call paths) before measuring.
-  for (const auto& s : shapes) (void)run_graph(local_instance, s);
+  if (only.empty() || only == "local")
+    for (const auto& s : shapes) (void)run_graph(local_instance, s);
 
   std::vector<result> results;
   bool all_correct = true;
@@ -339,6 +342,7 @@ int main(int argc, char** argv) {
   };
   for (const auto& s : shapes) {
     for (const auto& t : targets) {
+      if (!only.empty() && only != t.name) continue;
       long got = 0;
       double g = median_ms(repeats, [&] { got = run_graph(*t.inst, s); });
       check(got, s, "graph");
@@ -349,6 +353,7 @@ int main(int argc, char** argv) {
       results.push_back({s.name, "async", t.name, s.tasks(), a});
       emit(results.back());
     }
+    if (!only.empty() && only != "threads") continue;
     long got = 0;
     double th = median_ms(repeats, [&] { got = run_threads(s); });
     check(got, s, "threads");

@@ -150,8 +150,7 @@ auto when_all(const std::vector<graph::sender<Ts...>>& inputs) {
   static_assert(sizeof...(Ts) <= 1, "cppless::when_all(vector): the senders must each send one value or none");
   if (inputs.empty()) throw error("cppless::when_all: an empty vector of senders (no graph to add the node to)");
   graph::graph_core& g = inputs.front().handle().core();
-  std::vector<graph::node_id> ids;
-  ids.reserve(inputs.size());
+  graph::id_list ids;
   for (const auto& s : inputs) {
     if (&s.handle().core() != &g) throw error("cppless graph: when_all of senders from different builders");
     ids.push_back(s.id());

@@ -37,15 +37,15 @@ class graph_core : public std::enable_shared_from_this<graph_core> {
 
   // --- for executors ------------------------------------------------------------------------
 
-  node_core& node(node_id n) { return nodes_[n]; }
-  const node_core& node(node_id n) const { return nodes_[n]; }
-  std::size_t size() const { return nodes_.size(); }
+  node_core& node(node_id n) { return chunks_[n / chunk][n % chunk]; }
+  const node_core& node(node_id n) const { return chunks_[n / chunk][n % chunk]; }
+  std::size_t size() const { return size_; }
   instance& get_instance() { return instance_; }
   executor& get_executor() { return *executor_; }
 
   // The node starts (its inputs have all succeeded).
   void begin(node_id n) {
-    node_core& x = nodes_[n];
+    node_core& x = node(n);
     x.state = node_state::running;
     if (x.kind == node_kind::task) ++calls_;
   }
@@ -53,14 +53,14 @@ class graph_core : public std::enable_shared_from_this<graph_core> {
   // The payload of a task node: its encoded captures, then its inputs' values in argument
   // order. Reads the inputs (their values may be released afterwards) and drops the closure.
   byte_buffer take_payload(node_id n) {
-    node_core& x = nodes_[n];
+    node_core& x = node(n);
     std::size_t total = x.closure.size();
     for (node_id in : x.inputs)
-      for (const segment& s : nodes_[in].value) total += s->size();
+      for (const segment& s : node(in).value) total += s->size();
     byte_buffer payload(total);
     payload.append(x.closure.data(), x.closure.size());
     for (node_id in : x.inputs)
-      for (const segment& s : nodes_[in].value) payload.append(s->data(), s->size());
+      for (const segment& s : node(in).value) payload.append(s->data(), s->size());
     x.closure = byte_buffer();
     consume_inputs(x);
     return payload;
@@ -68,9 +68,9 @@ class graph_core : public std::enable_shared_from_this<graph_core> {
 
   // The value of a join node: its inputs' segments side by side (shared, not copied).
   std::vector<segment> take_joined_value(node_id n) {
-    node_core& x = nodes_[n];
+    node_core& x = node(n);
     std::vector<segment> value;
-    for (node_id in : x.inputs) value.insert(value.end(), nodes_[in].value.begin(), nodes_[in].value.end());
+    for (node_id in : x.inputs) value.insert(value.end(), node(in).value.begin(), node(in).value.end());
     consume_inputs(x);
     return value;
   }
@@ -78,21 +78,21 @@ class graph_core : public std::enable_shared_from_this<graph_core> {
   // The value of a gather node: one std::vector<T> encoding, i.e. the count, then the inputs'
   // values (which for every T but bool is how a vector encodes its elements).
   std::vector<segment> take_gathered_value(node_id n) {
-    node_core& x = nodes_[n];
+    node_core& x = node(n);
     std::size_t total = sizeof(std::uint64_t);
     for (node_id in : x.inputs)
-      for (const segment& s : nodes_[in].value) total += s->size();
+      for (const segment& s : node(in).value) total += s->size();
     auto out = std::make_shared<byte_buffer>(total);
     const std::uint64_t count = x.inputs.size();
     out->append(&count, sizeof count);
     for (node_id in : x.inputs)
-      for (const segment& s : nodes_[in].value) out->append(s->data(), s->size());
+      for (const segment& s : node(in).value) out->append(s->data(), s->size());
     consume_inputs(x);
     return {std::move(out)};
   }
 
   void succeed(node_id n, std::vector<segment> value, call_stats stats = {}) {
-    node_core& x = nodes_[n];
+    node_core& x = node(n);
     consume_inputs(x);
     x.value = std::move(value);
     x.stats = std::move(stats);
@@ -104,15 +104,15 @@ class graph_core : public std::enable_shared_from_this<graph_core> {
 
   // The node failed with `error`; every dependent still waiting fails with the same object.
   void fail(node_id n, std::exception_ptr error, call_stats stats = {}) {
-    nodes_[n].stats = std::move(stats);
+    node(n).stats = std::move(stats);
     std::vector<node_id> work{n};
-    mark_failed(nodes_[n], error, n);
+    mark_failed(node(n), error, n);
     while (!work.empty()) {
       const node_id at = work.back();
       work.pop_back();
       // Index loop: successors is not modified here, but keep it robust to reallocation.
-      for (std::size_t i = 0; i < nodes_[at].successors.size(); ++i) {
-        node_core& s = nodes_[nodes_[at].successors[i]];
+      for (std::size_t i = 0; i < node(at).successors.size(); ++i) {
+        node_core& s = node(node(at).successors[i]);
         if (s.state != node_state::waiting) continue;
         mark_failed(s, error, n);
         work.push_back(s.id);
@@ -124,11 +124,13 @@ class graph_core : public std::enable_shared_from_this<graph_core> {
 
   // Adds a node after its inputs (which must belong to this graph). A node with a failed
   // input fails at once, with that input's error.
-  node_id add(node_kind kind, std::vector<node_id> inputs, bool has_value, const entry* function = nullptr,
+  node_id add(node_kind kind, id_list inputs, bool has_value, const entry* function = nullptr,
               byte_buffer closure = {}) {
-    const auto id = static_cast<node_id>(nodes_.size());
+    const auto id = static_cast<node_id>(size_);
     if (id == no_node) throw error("cppless graph: too many nodes");
-    node_core& x = nodes_.emplace_back();
+    if (size_ % chunk == 0) chunks_.push_back(std::make_unique<node_core[]>(chunk));
+    ++size_;
+    node_core& x = node(id);
     x.id = id;
     x.kind = kind;
     x.has_value = has_value;
@@ -138,7 +140,7 @@ class graph_core : public std::enable_shared_from_this<graph_core> {
     ++unended_;
     const node_core* failed_input = nullptr;
     for (node_id in : x.inputs) {
-      node_core& i = nodes_[in];
+      node_core& i = node(in);
       i.successors.push_back(id);
       ++i.unread;
       if (!failed_input && i.state == node_state::failed) failed_input = &i;
@@ -150,16 +152,16 @@ class graph_core : public std::enable_shared_from_this<graph_core> {
 
   // Live handles keep a node's value on the host (a future may read it, a sender may get new
   // successors).
-  void acquire(node_id n) { ++nodes_[n].handles; }
+  void acquire(node_id n) { ++node(n).handles; }
   void release(node_id n) {
-    node_core& x = nodes_[n];
+    node_core& x = node(n);
     --x.handles;
     maybe_release(x);
   }
 
   // Runs `callback` on the host once the node ended (at once if it has, at the next step).
   void listen(node_id n, std::function<void()> callback) {
-    node_core& x = nodes_[n];
+    node_core& x = node(n);
     if (x.ended()) callbacks_.push_back(std::move(callback));
     else x.listeners.push_back(std::move(callback));
   }
@@ -183,7 +185,7 @@ class graph_core : public std::enable_shared_from_this<graph_core> {
     run_until([this] { return unended_ == 0 && callbacks_.empty(); });
     std::vector<failure> fresh;
     for (node_id n : failed_) {
-      node_core& x = nodes_[n];
+      node_core& x = node(n);
       if (x.reported) continue;
       x.reported = true;
       fresh.push_back({n, x.describe(), x.failed_from, x.error});
@@ -196,7 +198,7 @@ class graph_core : public std::enable_shared_from_this<graph_core> {
     return totals();
   }
 
-  summary totals() const { return {nodes_.size(), succeeded_, failed_count_, calls_}; }
+  summary totals() const { return {size_, succeeded_, failed_count_, calls_}; }
   std::size_t unended() const { return unended_; }
 
  private:
@@ -204,7 +206,7 @@ class graph_core : public std::enable_shared_from_this<graph_core> {
     if (x.inputs_read) return;
     x.inputs_read = true;
     for (node_id in : x.inputs) {
-      node_core& i = nodes_[in];
+      node_core& i = node(in);
       --i.unread;
       maybe_release(i);
     }
@@ -236,7 +238,10 @@ class graph_core : public std::enable_shared_from_this<graph_core> {
 
   instance instance_;
   std::unique_ptr<executor> executor_;
-  std::deque<node_core> nodes_;  // stable references while nodes are added
+  // Nodes in chunks: stable references while nodes are added, one allocation per `chunk`.
+  static constexpr std::size_t chunk = 256;
+  std::vector<std::unique_ptr<node_core[]>> chunks_;
+  std::size_t size_ = 0;
   std::deque<std::function<void()>> callbacks_;
   std::vector<node_id> failed_;  // not reported by await_all yet
   std::size_t unended_ = 0, succeeded_ = 0, failed_count_ = 0, calls_ = 0;

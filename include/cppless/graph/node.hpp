@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,41 @@ inline constexpr node_id no_node = ~node_id{0};
 
 // One encoded value, shared (never copied) by the joins and futures that read it.
 using segment = std::shared_ptr<const byte_buffer>;
+
+// The ids of a node's inputs or successors. Most nodes have one or two: those stay inside the
+// node, so building and dropping a big graph does not cost two allocations per node.
+class id_list {
+ public:
+  id_list() = default;
+  id_list(std::initializer_list<node_id> ids) {
+    for (node_id id : ids) push_back(id);
+  }
+  template <class It>
+  id_list(It first, It last) {
+    for (; first != last; ++first) push_back(*first);
+  }
+
+  void push_back(node_id id) {
+    if (spill_.empty() && size_ < inline_capacity) {
+      inline_[size_++] = id;
+      return;
+    }
+    if (spill_.empty()) spill_.assign(inline_, inline_ + size_);
+    spill_.push_back(id);
+    ++size_;
+  }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const node_id* begin() const { return spill_.empty() ? inline_ : spill_.data(); }
+  const node_id* end() const { return begin() + size_; }
+  node_id operator[](std::size_t i) const { return begin()[i]; }
+
+ private:
+  static constexpr std::size_t inline_capacity = 2;
+  node_id inline_[inline_capacity] = {};
+  std::uint32_t size_ = 0;
+  std::vector<node_id> spill_;
+};
 
 enum class node_kind : std::uint8_t {
   source,  // schedule(builder): ends as soon as it is added; a value of nothing
@@ -54,8 +90,8 @@ struct node_core {
   bool has_value = false;    // tasks: fn returns something (one segment); void: none
   bool inputs_read = false;  // its inputs' values were consumed (or will never be)
 
-  std::vector<node_id> inputs;      // argument order
-  std::vector<node_id> successors;  // nodes having this one as an input, in the order added
+  id_list inputs;      // argument order
+  id_list successors;  // nodes having this one as an input, in the order added
 
   // Task nodes: what to run. The closure is encoded when then() is called (captures are
   // copied at that moment, as with dispatch) and dropped once the call is sent.
