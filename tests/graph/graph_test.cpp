@@ -251,6 +251,22 @@ TEST(Graph, GrowsBetweenAwaits) {
   EXPECT_GT(rounds, 3);
 }
 
+TEST(Graph, JoinsOfFinishedNodesKeepTheirValues) {
+  auto instance = dispatcher().create_instance();
+  cppless::graph::builder builder(instance);
+  auto b = cppless::then(cppless::schedule(builder), [] { return 2; });
+  auto c = cppless::then(b, [](int x) { return x + 1; });
+  builder.await_all();
+  // The join ends the moment it is added (its inputs are done); its value must survive until
+  // the sender for it exists.
+  auto product = cppless::then(cppless::when_all(b, c), [](int x, int y) { return x * y; });
+  auto gathered = cppless::then(cppless::when_all(std::vector{b, c}), [](const std::vector<int>& v) { return v.size(); });
+  EXPECT_EQ(product.future().get(), 6);
+  EXPECT_EQ(gathered.future().get(), 2u);
+  EXPECT_EQ(cppless::when_all(b, c).future().get(), std::make_tuple(2, 3));
+  builder.await_all();
+}
+
 TEST(Graph, NodesAddedToARunningGraphStartWhileItRuns) {
   auto instance = dispatcher().create_instance();
   cppless::graph::builder builder(instance);

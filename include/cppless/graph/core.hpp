@@ -145,8 +145,18 @@ class graph_core : public std::enable_shared_from_this<graph_core> {
       ++i.unread;
       if (!failed_input && i.state == node_state::failed) failed_input = &i;
     }
-    if (failed_input) mark_failed(x, failed_input->error, failed_input->failed_from);
-    else executor_->added(*this, id);
+    if (failed_input) {
+      mark_failed(x, failed_input->error, failed_input->failed_from);
+      return id;
+    }
+    // A node may end inside added() (a join of finished inputs): hold it like the handle the
+    // caller is about to make, or its value would be released before anyone could read it.
+    struct hold {
+      node_core& x;
+      ~hold() { --x.handles; }
+    } held{x};
+    ++x.handles;
+    executor_->added(*this, id);
     return id;
   }
 
