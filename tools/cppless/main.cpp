@@ -1,6 +1,9 @@
 // cppless — command-line tool of the cppless framework.
 //
 //   cppless manifest <executable> [--compact]   print the offloadable functions as JSON
+//   cppless deploy <executable>                  create/update its AWS Lambda functions
+//   cppless functions list|remove                the deployed cppless functions
+#include "deploy.hpp"
 #include "manifest.hpp"
 
 #include <CLI/CLI.hpp>
@@ -16,6 +19,8 @@ int main(int argc, char** argv) {
   auto* manifest = app.add_subcommand("manifest", "Print the entry points of a cppless executable as JSON");
   manifest->add_option("executable", executable, "A program linked with cppless")->required();
   manifest->add_flag("--compact", compact, "One line instead of indented JSON");
+
+  cppless::tools::add_aws_commands(app);
 
   CLI11_PARSE(app, argc, argv);
   try {

@@ -106,7 +106,8 @@ void apply_config(function& fn, const json& doc) {
   if (doc.contains("Architectures") && !doc["Architectures"].empty()) fn.arch = doc["Architectures"][0].get<std::string>();
   if (doc.contains("Environment")) {
     fn.env.clear();
-    for (auto& [k, v] : doc["Environment"].value("Variables", json::object()).items()) fn.env[k] = v.get<std::string>();
+    const json vars = doc["Environment"].value("Variables", json::object());  // a named copy: items() refers to it
+    for (auto& [k, v] : vars.items()) fn.env[k] = v.get<std::string>();
   }
 }
 

@@ -1,0 +1,154 @@
+"""`cppless deploy` end to end.
+
+- against the local Lambda server: deploy aws_app (one function per entry, each with its own
+  memory/timeout/storage), run it as the host, redeploy (all unchanged), list, remove;
+- against moto's server mode: the same control-plane calls, checked with boto3 (runtime,
+  architecture, memory, timeout, ephemeral storage, environment, code hash).
+
+Usage: deploy_test.py LAMBDA_SERVER CPPLESS_CLI AWS_APP
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.request
+
+import boto3
+
+SERVER = CLI = APP = None
+KEY, SECRET = "AKIDDEPLOY", "deploy-secret"
+ROLE = "arn:aws:iam::123456789012:role/cppless-test"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(args, env, check=True):
+    r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
+    if check and r.returncode != 0:
+        raise AssertionError(f"{args} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def client_env(endpoint, ca=None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(AWS_ENDPOINT_URL=endpoint, AWS_ACCESS_KEY_ID=KEY, AWS_SECRET_ACCESS_KEY=SECRET, AWS_REGION="us-east-1",
+               AWS_CONFIG_FILE="/nonexistent", AWS_SHARED_CREDENTIALS_FILE="/nonexistent", CPPLESS_LAMBDA_ROLE=ROLE)
+    if ca:
+        env["AWS_CA_BUNDLE"] = ca
+    return env
+
+
+class LocalServerDeploy(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="deploy-")
+        port_file = os.path.join(self.dir, "port")
+        self.ca = os.path.join(self.dir, "ca.pem")
+        self.server = subprocess.Popen([SERVER, "--port", "0", "--port-file", port_file, "--tls", self.ca,
+                                        "--key", f"{KEY}:{SECRET}", "--work-dir", os.path.join(self.dir, "work")],
+                                       stdout=subprocess.DEVNULL)
+        while not os.path.exists(port_file):
+            time.sleep(0.01)
+        with open(port_file) as f:
+            self.port = int(f.read())
+        self.env = client_env(f"https://127.0.0.1:{self.port}", self.ca)
+
+    def tearDown(self):
+        self.server.terminate()
+        self.server.wait(10)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_deploy_run_redeploy_list_remove(self):
+        out = run([CLI, "deploy", APP], self.env).stdout.split("\n")
+        created = [l.split()[1] for l in out if l.startswith("created")]
+        self.assertEqual(len(created), 2, out)
+        self.assertTrue(all(n.startswith("aws_app-") for n in created))
+        result = run([APP, "6"], self.env)
+        self.assertIn("same as local", result.stdout)
+        self.assertIn("352 solutions", result.stdout)
+        again = run([CLI, "deploy", APP], self.env).stdout
+        self.assertEqual(again.count("unchanged"), 2, again)
+        listed = run([CLI, "functions", "list", "--prefix", "aws_app"], self.env).stdout
+        for name in created:
+            self.assertIn(name, listed)
+        lam = boto3.client("lambda", endpoint_url=f"https://127.0.0.1:{self.port}", region_name="us-east-1",
+                           aws_access_key_id=KEY, aws_secret_access_key=SECRET, verify=self.ca)
+        configs = {c["MemorySize"]: c for c in (lam.get_function_configuration(FunctionName=n) for n in created)}
+        self.assertEqual(configs[2048]["Timeout"], 20)
+        self.assertEqual(configs[256]["EphemeralStorage"]["Size"], 1024)
+        self.assertEqual(configs[256]["Timeout"], 900)
+        removed = run([CLI, "functions", "remove", "--prefix", "aws_app"], self.env).stdout
+        self.assertEqual(removed.count("removed"), 2)
+        self.assertEqual(run([CLI, "functions", "list"], self.env).stdout.strip(), "")
+        # The host now meets missing functions: a clear error naming the fix, non-zero exit.
+        gone = run([APP, "2"], self.env, check=False)
+        self.assertNotEqual(gone.returncode, 0)
+        self.assertIn("cppless deploy", gone.stderr)
+
+
+class MotoDeploy(unittest.TestCase):
+    def setUp(self):
+        self.port = free_port()
+        moto = os.path.join(os.path.dirname(sys.executable), "moto_server")
+        self.moto = subprocess.Popen([moto, "-H", "127.0.0.1", "-p", str(self.port)], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        deadline = time.time() + 20
+        while True:
+            try:
+                urllib.request.urlopen(self.endpoint + "/moto-api/", timeout=1)
+                break
+            except Exception:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.1)
+        kw = dict(endpoint_url=self.endpoint, region_name="us-east-1", aws_access_key_id=KEY,
+                  aws_secret_access_key=SECRET)
+        self.iam = boto3.client("iam", **kw)
+        self.lam = boto3.client("lambda", **kw)
+        trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
+                                                         "Principal": {"Service": "lambda.amazonaws.com"}}]}
+        self.role = self.iam.create_role(RoleName="cppless-test", AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+        self.env = client_env(self.endpoint)
+        self.env["CPPLESS_LAMBDA_ROLE"] = self.role
+
+    def tearDown(self):
+        self.moto.terminate()
+        self.moto.wait(10)
+
+    def test_control_plane(self):
+        out = run([CLI, "deploy", APP], self.env).stdout
+        names = [l.split()[1] for l in out.split("\n") if l.startswith("created")]
+        self.assertEqual(len(names), 2, out)
+        for name in names:
+            c = self.lam.get_function(FunctionName=name)["Configuration"]
+            self.assertEqual(c["Runtime"], "provided.al2023")
+            self.assertEqual(c["Handler"], "bootstrap")
+            self.assertEqual(c["Role"], self.role)
+            self.assertIn(c["Architectures"][0], ("x86_64", "arm64"))
+            self.assertIn(c["MemorySize"], (2048, 256))
+            self.assertIn("CPPLESS_FUNCTION_ID", c["Environment"]["Variables"])
+            if c["MemorySize"] == 2048:
+                self.assertEqual(c["Timeout"], 20)
+            else:
+                self.assertEqual(c["EphemeralStorage"]["Size"], 1024)
+        again = run([CLI, "deploy", APP], self.env).stdout
+        self.assertEqual(again.count("unchanged"), 2, again)
+        self.assertEqual(sorted(l.split()[0] for l in run([CLI, "functions", "list"], self.env).stdout.splitlines()),
+                         sorted(names))
+        run([CLI, "functions", "remove", *names], self.env)
+        self.assertEqual(self.lam.list_functions()["Functions"], [])
+
+
+if __name__ == "__main__":
+    SERVER, CLI, APP = sys.argv[1:4]
+    del sys.argv[1:4]
+    unittest.main(verbosity=2)
