@@ -93,3 +93,30 @@ TEST_F(shared_test, ErrorsInFunctionsComeBackTyped) {
     EXPECT_NE(e.remote_message().find("'taken'"), std::string::npos) << e.remote_message();
   }
 }
+
+TEST_F(shared_test, CloudThreadsInvokeAllAndParallelFor) {
+  auto inst = dispatcher().create_instance();
+  auto hits = store_.counter("hits");
+  // Crucial's CloudThread: start, join.
+  std::vector<sh::thread> threads;
+  for (int i = 0; i < 4; ++i) threads.emplace_back(inst, [hits](int k) { hits.add(k); }, i + 1);
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(hits.get(), 1 + 2 + 3 + 4);
+  // invokeAll: results in order.
+  auto make = [](int k) { return [k] { return k * k; }; };  // one closure type, many captures
+  std::vector<decltype(make(0))> tasks;
+  for (int k = 0; k < 6; ++k) tasks.push_back(make(k));
+  EXPECT_EQ(sh::invoke_all(inst, tasks), (std::vector<int>{0, 1, 4, 9, 16, 25}));
+  // invokeIterativeTask: every index once, across 5 functions.
+  auto sum = store_.counter("sum");
+  auto calls = store_.counter("calls");
+  sh::parallel_for(inst, 10, 110, 5, [sum, calls](std::int64_t i) {
+    sum.add(i);
+    calls.add(1);
+  });
+  EXPECT_EQ(calls.get(), 100);
+  EXPECT_EQ(sum.get(), (10 + 109) * 100 / 2);
+  // A failure inside a thread is rethrown by join().
+  sh::thread failing(inst, [s = store_] { (void)s.atomic<int>("sum").load(); });
+  EXPECT_THROW(failing.join(), cppless::remote_error);
+}
