@@ -1,0 +1,563 @@
+#!/usr/bin/env python3
+"""Regenerates the tables of docs/performance.md from the suite's JSON results (stdlib only).
+
+    bench/report.py [bench/results] [docs/performance.md]
+
+The document is hand-written prose with generated blocks between markers:
+
+    <!-- generated:NAME -->  ...  <!-- /generated:NAME -->
+
+Only those blocks are replaced, so commentary survives a rerun; a block whose marker is missing is
+appended at the end. Every figure is the median over the repeated runs of the suite, with the
+spread (min-max of the per-run medians) beside it; every ratio is taken between figures of the
+same run of the suite. plot.py imports the loading and aggregation functions from here.
+"""
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+# --- loading ------------------------------------------------------------------------------------
+
+
+def load(results_dir):
+    """All JSON lines of all result files, and the run's meta.json ({} if missing)."""
+    records = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "*.jsonl"))):
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if not line.startswith("{"):
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                rec["_file"] = os.path.basename(path)
+                records.append(rec)
+    meta = {}
+    meta_path = os.path.join(results_dir, "meta.json")
+    if os.path.exists(meta_path):
+        with open(meta_path) as f:
+            meta = json.load(f)
+    return records, meta
+
+
+class Figure:
+    """One figure over repeated runs: the median of the per-run values and their spread."""
+
+    def __init__(self, values, extra=None):
+        self.values = sorted(values)
+        self.extra = extra or {}
+
+    @property
+    def ok(self):
+        return bool(self.values)
+
+    @property
+    def median(self):
+        return statistics.median(self.values)
+
+    @property
+    def lo(self):
+        return self.values[0]
+
+    @property
+    def hi(self):
+        return self.values[-1]
+
+    @property
+    def runs(self):
+        return len(self.values)
+
+
+class Unavailable:
+    def __init__(self, reason):
+        self.reason = reason
+        self.ok = False
+
+
+# Latency contenders in display order: key -> (label, where it comes from).
+LATENCY = [
+    ("raw_shm_spin", "raw shared-memory ring, busy poll", "bench_local"),
+    ("raw_shm_sleep", "raw shared-memory ring, sleeping (futex/eventfd)", "bench_local"),
+    ("raw_eventfd", "raw eventfd ping-pong", "bench_apps limits"),
+    ("raw_pipe", "raw pipe ping-pong", "bench_local"),
+    ("raw_tcp_loopback", "raw TCP loopback ping-pong", "bench_apps limits"),
+    ("call_hot", "**cppless** local call, hot worker", "bench_local"),
+    ("call_warm", "**cppless** local call, warm worker", "bench_local"),
+    ("mp_pool", "Python multiprocessing.Pool (fork)", "py_peers mp"),
+    ("ray_cpp", "Ray C++ API task", "ray_bench"),
+    ("ray_python", "Ray Python task", "py_peers ray"),
+    ("lithops", "Lithops localhost (v1 runner)", "py_peers lithops"),
+]
+THROUGHPUT = [
+    ("cppless", "**cppless** local (all workers busy)"),
+    ("mp_pool", "Python multiprocessing.Pool (fork)"),
+    ("ray_cpp", "Ray C++ API tasks"),
+    ("ray_python", "Ray Python tasks"),
+    ("lithops", "Lithops localhost (v1 runner)"),
+]
+APP_MODES = [
+    ("serial", "serial"),
+    ("threads", "std::thread"),
+    ("cppless", "cppless local"),
+    ("ray_cpp", "Ray C++"),
+    ("lithops", "Lithops localhost"),
+]
+SER_IMPLS = [
+    ("cppless", "cppless archive"),
+    ("cppless_reuse", "cppless, reused buffer"),
+    ("cereal_binary", "cereal binary"),
+    ("cereal_json", "cereal JSON"),
+    ("cppless_base64", "cppless + base64"),
+    ("base64_only", "base64 alone"),
+    ("memcpy", "memcpy (limit)"),
+]
+
+
+def unavailable_reason(records, pred):
+    for r in records:
+        if "unavailable" in r and pred(r):
+            return r["unavailable"]
+    return None
+
+
+def latency_figures(records):
+    """key -> {'median': Figure, 'p10': Figure, ...} or Unavailable."""
+    out = {}
+    for key, _, _ in LATENCY:
+        recs = [r for r in records if r.get("case") == key and "median_ns" in r
+                and r.get("suite") in ("local", "limits", "latency")]
+        if recs:
+            fig = {}
+            for q in ("median", "p10", "p25", "p75", "p90", "p99"):
+                vals = [r[f"{q}_ns"] for r in recs if f"{q}_ns" in r]
+                if vals:
+                    fig[q] = Figure(vals)
+            out[key] = fig
+        else:
+            reason = unavailable_reason(records, lambda r: r.get("case") == key)
+            out[key] = Unavailable(reason or "not measured in this run")
+    return out
+
+
+def throughput_figures(records):
+    out = {}
+    for key, _ in THROUGHPUT:
+        if key == "cppless":
+            vals = [r["calls_per_s"] for r in records if r.get("suite") == "local" and r.get("case") == "throughput"]
+            calls = [r.get("calls") for r in records if r.get("suite") == "local" and r.get("case") == "throughput"]
+        else:
+            vals = [r["calls_per_s"] for r in records if r.get("suite") == "throughput" and r.get("case") == key
+                    and "calls_per_s" in r]
+            calls = [r.get("calls") for r in records if r.get("suite") == "throughput" and r.get("case") == key]
+        if vals:
+            out[key] = Figure(vals, {"calls": max(c for c in calls if c)})
+        else:
+            reason = unavailable_reason(records, lambda r: r.get("case") == key and r.get("suite") == "throughput")
+            out[key] = Unavailable(reason or "not measured in this run")
+    return out
+
+
+def cold_figures(records):
+    out = {}
+    for key, suite in (("cold_start", "local"), ("raw_spawn_exit", "local"), ("python_bare", "cold"),
+                       ("python_numpy", "cold")):
+        vals = [r["median_ns"] for r in records if r.get("suite") == suite and r.get("case") == key and "median_ns" in r]
+        if vals:
+            out[key] = Figure(vals)
+        else:
+            reason = unavailable_reason(records, lambda r: r.get("case") == key)
+            out[key] = Unavailable(reason or "not measured in this run")
+    return out
+
+
+def app_figures(records):
+    """(app, size) -> {mode: {tasks: Figure(seconds)} or Unavailable}, cores."""
+    runs = defaultdict(list)
+    correct = defaultdict(lambda: True)
+    cores = 0
+    for r in records:
+        if r.get("suite") != "apps" or "seconds" not in r:
+            continue
+        k = (r["app"], r["size"], r["mode"], r["tasks"])
+        runs[k].append(r["seconds"])
+        correct[k] &= bool(r.get("correct", True))
+        cores = max(cores, r.get("cores", 0))
+    workloads = sorted({(a, s) for (a, s, _, _) in runs})
+    out = {}
+    for app, size in workloads:
+        modes = {}
+        for mode, _ in APP_MODES:
+            per_tasks = {t: Figure(v, {"correct": correct[(a, s, m, t)]})
+                         for (a, s, m, t), v in runs.items() if a == app and s == size and m == mode}
+            if per_tasks:
+                modes[mode] = dict(sorted(per_tasks.items()))
+            else:
+                reason = unavailable_reason(records, lambda r: r.get("suite") == "apps" and r.get("mode") == mode
+                                            and r.get("app", app) == app and r.get("size", size) == size)
+                modes[mode] = Unavailable(reason or "not measured in this run")
+        out[(app, size)] = modes
+    return out, cores or os.cpu_count() or 1
+
+
+def serialization_figures(records):
+    """(case, op) -> impl -> record (bench_serialization repeats inside: median, p10, p90)."""
+    out = defaultdict(dict)
+    for r in records:
+        if r.get("suite") == "serialization" and "median_ns" in r:
+            out[(r["case"], r["op"])][r["impl"]] = r
+    return out
+
+
+# --- formatting --------------------------------------------------------------------------------
+
+
+def fmt_ns(ns):
+    if ns < 1e3:
+        return f"{ns:.0f} ns"
+    if ns < 1e6:
+        return f"{ns / 1e3:.{1 if ns < 1e5 else 0}f} µs"
+    if ns < 1e9:
+        return f"{ns / 1e6:.{2 if ns < 1e7 else 1}f} ms"
+    return f"{ns / 1e9:.2f} s"
+
+
+def fmt_rate(x):
+    if x >= 1e6:
+        return f"{x / 1e6:.2f} M"
+    if x >= 1e4:
+        return f"{x / 1e3:.0f} k"
+    if x >= 1e3:
+        return f"{x / 1e3:.1f} k"
+    return f"{x:.0f}"
+
+
+def fmt_ratio(x):
+    if x >= 100:
+        return f"{x:,.0f}x"
+    if x >= 10:
+        return f"{x:.0f}x"
+    return f"{x:.2f}x"
+
+
+def fmt_s(s):
+    return f"{s:.3f}" if s < 10 else f"{s:.1f}"
+
+
+def spread_ns(fig):
+    return f"{fmt_ns(fig.lo)} – {fmt_ns(fig.hi)}" if fig.runs > 1 else "1 run"
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def verdict(ok):
+    return "met" if ok else "**missed**"
+
+
+# --- the blocks --------------------------------------------------------------------------------
+
+
+def block_meta(meta):
+    if not meta:
+        return "_No meta.json: run `make bench` to produce results._"
+    peers = meta.get("peers", {})
+    peer_lines = ", ".join(f"{k}: {v}" for k, v in peers.items()) or "unknown"
+    kind = "quick run (`make bench-quick`: fewer repeats, smaller sizes)" if meta.get("quick") else "full run (`make bench`)"
+    return (f"Results of the {kind} of {meta.get('date', '?')} on {meta.get('cores', '?')} cores "
+            f"(load average at start: {meta.get('host_load', '?')}), commit `{meta.get('commit', '?')}`, "
+            f"command `{meta.get('command', 'bench/run.sh')}`.\nPeers installed by `scripts/setup-bench.sh`: "
+            f"{peer_lines}.")
+
+
+def block_latency(lat):
+    warm = lat.get("call_warm")
+    rows = []
+    for key, label, source in LATENCY:
+        f = lat[key]
+        if isinstance(f, Unavailable):
+            rows.append([label, f"unavailable: {f.reason}", "", "", "", source])
+            continue
+        med = f["median"]
+        vs = fmt_ratio(med.median / warm["median"].median) if isinstance(warm, dict) else ""
+        p99 = fmt_ns(f["p99"].median) if "p99" in f else ""
+        rows.append([label, fmt_ns(med.median), spread_ns(med), p99, vs, f"`{source}`"])
+    return ("A no-op function, 64 B in and 64 B out (eventfd carries an 8-byte counter), called "
+            "sequentially. Median of each run's median; spread = lowest and highest run median; p99 = "
+            "median of the runs' p99.\n\n"
+            + table(["contender", "median", "spread over runs", "p99", "vs cppless warm", "measured by"], rows))
+
+
+def block_throughput(tp):
+    base = tp.get("cppless")
+    rows = []
+    for key, label in THROUGHPUT:
+        f = tp[key]
+        if isinstance(f, Unavailable):
+            rows.append([label, f"unavailable: {f.reason}", "", "", ""])
+            continue
+        ratio = fmt_ratio(base.median / f.median) if base.ok else ""
+        rows.append([label, f"{fmt_rate(f.median)}calls/s", f"{fmt_rate(f.lo)} – {fmt_rate(f.hi)}",
+                     f"{f.extra.get('calls', 0):,}", ratio if key != "cppless" else "1"])
+    return ("No-op calls submitted at once and all awaited, every worker busy (one worker process per "
+            "core for every contender).\n\n"
+            + table(["contender", "median", "spread over runs", "calls per run", "cppless is faster by"], rows))
+
+
+def block_cold(cold):
+    labels = [("raw_spawn_exit", "raw `posix_spawn` + exit of a C++ executable", "bench_local"),
+              ("cold_start", "**cppless** worker: process start to first result", "bench_local"),
+              ("python_bare", "Python worker, bare interpreter: start to first result", "bench_apps cold"),
+              ("python_numpy", "Python worker importing NumPy: start to first result", "bench_apps cold")]
+    base = cold.get("cold_start")
+    rows = []
+    for key, label, src in labels:
+        f = cold[key]
+        if isinstance(f, Unavailable):
+            rows.append([label, f"unavailable: {f.reason}", "", "", src])
+            continue
+        ratio = fmt_ratio(f.median / base.median) if base.ok else ""
+        rows.append([label, fmt_ns(f.median), spread_ns(f), ratio, f"`{src}`"])
+    return table(["worker", "median", "spread over runs", "vs cppless", "measured by"], rows)
+
+
+def speedup(serial, fig):
+    return serial.median / fig.median
+
+
+def block_apps(apps, cores):
+    parts = []
+    for (app, size), modes in apps.items():
+        serial = modes.get("serial")
+        if not isinstance(serial, dict) or 1 not in serial:
+            parts.append(f"**{app} {size}**: no serial baseline in this run.")
+            continue
+        s0 = serial[1]
+        title = (f"**Monte-Carlo pi, {size:,} samples**" if app == "pi" else f"**n-queens N={size}** "
+                 "(valid 3-row prefixes, task t gets every T-th)")
+        tasks = sorted({t for m in modes.values() if isinstance(m, dict) for t in m if m is not serial})
+        header = ["tasks"] + [label for mode, label in APP_MODES if mode != "serial"]
+        rows = []
+        for t in tasks:
+            row = [str(t) + (" (= cores)" if t == cores else "")]
+            for mode, _ in APP_MODES:
+                if mode == "serial":
+                    continue
+                m = modes.get(mode)
+                if isinstance(m, Unavailable):
+                    row.append("unavailable" if t == tasks[0] else "")
+                elif t in m:
+                    f = m[t]
+                    bad = "" if f.extra.get("correct", True) else " WRONG RESULT"
+                    row.append(f"{fmt_s(f.median)} s ({speedup(s0, f):.2f}x){bad}")
+                else:
+                    row.append("–")
+            rows.append(row)
+        notes = []
+        for mode, label in APP_MODES:
+            m = modes.get(mode)
+            if isinstance(m, Unavailable):
+                notes.append(f"{label}: unavailable: {m.reason}")
+        parts.append(f"{title}: serial {fmt_s(s0.median)} s (spread {fmt_s(s0.lo)}–{fmt_s(s0.hi)} s over "
+                     f"{s0.runs} runs). Cells: median time (speedup over serial; ideal = "
+                     f"min(tasks, {cores})).\n\n" + table(header, rows)
+                     + ("\n\n" + "; ".join(notes) if notes else ""))
+    if not parts:
+        return "_No application results in this run._"
+    return "\n\n".join(parts)
+
+
+def block_serialization(ser):
+    if not ser:
+        return "_`bench_serialization` gave no results in this run._"
+    cases = sorted({c for c, _ in ser})
+    rows = []
+    for case in cases:
+        for op in ("encode", "decode"):
+            impls = ser.get((case, op), {})
+            if not impls:
+                continue
+            cereal = impls.get("cereal_binary")
+            row = [case, op]
+            for impl, _ in SER_IMPLS:
+                r = impls.get(impl)
+                if not r:
+                    row.append("–")
+                    continue
+                cell = f"{r['gib_per_s']:.2f}"
+                if cereal and impl.startswith("cppless") and impl != "cppless_base64":
+                    cell += f" ({cereal['median_ns'] / r['median_ns']:.1f}x cereal)"
+                row.append(cell)
+            rows.append(row)
+    return ("GiB/s of each implementation's own payload (bytes / median time over the benchmark's own "
+            "repetitions, p10/p90 in the JSON); in brackets, how much faster than cereal binary on the same "
+            "data (ratio of times).\n\n"
+            + table(["data", "op"] + [label for _, label in SER_IMPLS], rows))
+
+
+def block_local(lat, tp, cold):
+    def row(key, label, base_key=None, goal=""):
+        f = lat.get(key) if key in lat else None
+        if not isinstance(f, dict):
+            return [label, "unavailable", "", "", goal]
+        ratio = ""
+        if base_key and isinstance(lat.get(base_key), dict):
+            ratio = fmt_ratio(f["median"].median / lat[base_key]["median"].median)
+        return [label, fmt_ns(f["median"].median), spread_ns(f["median"]),
+                fmt_ns(f["p99"].median) if "p99" in f else "", ratio, goal]
+
+    hot_goal = warm_goal = ""
+    if isinstance(lat.get("call_hot"), dict) and isinstance(lat.get("raw_shm_spin"), dict):
+        r = lat["call_hot"]["median"].median / lat["raw_shm_spin"]["median"].median
+        hot_goal = f"≤ 3x: {verdict(r <= 3)}"
+    if isinstance(lat.get("call_warm"), dict) and isinstance(lat.get("raw_shm_sleep"), dict):
+        r = lat["call_warm"]["median"].median / lat["raw_shm_sleep"]["median"].median
+        warm_goal = f"≤ 2x: {verdict(r <= 2)}"
+    rows = [row("raw_shm_spin", "raw shared-memory ring, both sides busy-poll"),
+            row("call_hot", "cppless call, hot worker (busy-poll while idle)", "raw_shm_spin", hot_goal),
+            row("raw_shm_sleep", "raw shared-memory ring, both sides sleeping (futex / eventfd)"),
+            row("call_warm", "cppless call, warm worker (`hot_poll = 0`)", "raw_shm_sleep", warm_goal),
+            row("raw_pipe", "raw pipe ping-pong")]
+    def plain(f, label, ratio=""):
+        if isinstance(f, Unavailable) or not f.ok:
+            return [label, "unavailable", "", "", "", ""]
+        return [label, fmt_ns(f.median), spread_ns(f), "", ratio, ""]
+    rows.append(plain(cold["raw_spawn_exit"], "raw `posix_spawn` + exit of the same executable"))
+    c, s = cold["cold_start"], cold["raw_spawn_exit"]
+    rows.append(plain(c, "cold call (process start to first result)",
+                      fmt_ratio(c.median / s.median) + " spawn" if c.ok and s.ok else ""))
+    t = tp["cppless"]
+    if t.ok:
+        rows.append(["throughput, no-op calls with all workers busy", f"{fmt_rate(t.median)}calls/s",
+                     f"{fmt_rate(t.lo)} – {fmt_rate(t.hi)}", "", "", ""])
+    return table(["case", "median", "spread over runs", "p99", "ratio", "goal"], rows)
+
+
+def goals(lat, tp, cold, apps, cores, ser):
+    """[(goal, measured, met or None)]"""
+    out = []
+
+    def lat_ratio(a, b):
+        if isinstance(lat.get(a), dict) and isinstance(lat.get(b), dict):
+            return lat[a]["median"].median / lat[b]["median"].median
+        return None
+
+    r = lat_ratio("call_warm", "raw_shm_sleep")
+    out.append(("warm local call ≤ 2x the raw round trip of its transport (shared-memory ring, sleeping)",
+                f"{fmt_ratio(r)}" if r else "not measured", r <= 2 if r else None))
+    r = lat_ratio("call_hot", "raw_shm_spin")
+    out.append(("hot local call ≤ 3x shared-memory ping-pong (busy poll)",
+                f"{fmt_ratio(r)}" if r else "not measured", r <= 3 if r else None))
+    for peer, need in (("ray_cpp", 10), ("lithops", 50)):
+        a, b = tp["cppless"], tp[peer]
+        name = "Ray C++ tasks" if peer == "ray_cpp" else "Lithops localhost"
+        if a.ok and b.ok:
+            r = a.median / b.median
+            out.append((f"throughput ≥ {need}x {name}", fmt_ratio(r), r >= need))
+        else:
+            why = b.reason if isinstance(b, Unavailable) else "cppless figure missing"
+            out.append((f"throughput ≥ {need}x {name}", f"unavailable: {why}", None))
+    a, b = cold["cold_start"], cold["python_numpy"]
+    if a.ok and b.ok:
+        r = a.median / b.median
+        out.append(("cold start ≤ 1/10 of a Python worker importing NumPy",
+                    f"{fmt_ns(a.median)} vs {fmt_ns(b.median)} = 1/{b.median / a.median:.0f}", r <= 0.1))
+    else:
+        out.append(("cold start ≤ 1/10 of a Python worker importing NumPy", "not measured", None))
+    for (app, size), modes in apps.items():
+        serial = modes.get("serial")
+        name = f"pi ({size:,} samples)" if app == "pi" else f"n-queens N={size}"
+        if not isinstance(serial, dict) or 1 not in serial:
+            continue
+        s0 = serial[1]
+        cp, th = modes.get("cppless"), modes.get("threads")
+        if isinstance(cp, dict) and isinstance(th, dict) and cores in cp and cores in th:
+            a, b = speedup(s0, cp[cores]), speedup(s0, th[cores])
+            out.append((f"{name}: within 10% of std::thread's speedup at {cores} tasks (= cores)",
+                        f"{a:.2f}x vs {b:.2f}x ({a / b:.0%})", a >= 0.9 * b))
+            for peer, label in (("ray_cpp", "Ray C++"), ("lithops", "Lithops")):
+                p = modes.get(peer)
+                if isinstance(p, dict) and cores in p:
+                    c = speedup(s0, p[cores])
+                    out.append((f"{name}: ahead of {label} at {cores} tasks", f"{a:.2f}x vs {c:.2f}x", a > c))
+                else:
+                    why = p.reason if isinstance(p, Unavailable) else "not measured"
+                    out.append((f"{name}: ahead of {label} at {cores} tasks", f"unavailable: {why}", None))
+    if ser:
+        worst = None
+        for (case, op), impls in ser.items():
+            for impl in ("cppless",):
+                if impl in impls and "cereal_binary" in impls:
+                    r = impls["cereal_binary"]["median_ns"] / impls[impl]["median_ns"]
+                    if worst is None or r < worst[0]:
+                        worst = (r, f"{case} {op}")
+        if worst:
+            out.append(("serialization ≥ cereal binary everywhere (encode and decode, both data sets)",
+                        f"slowest case {worst[1]}: {worst[0]:.1f}x cereal's speed", worst[0] >= 1))
+        dec = [impls["base64_only"]["gib_per_s"] for (case, op), impls in ser.items()
+               if op == "decode" and "base64_only" in impls]
+        if dec:
+            out.append(("base64 decode ≥ 1 GiB/s", f"{min(dec):.2f} GiB/s (slowest data set)", min(dec) >= 1))
+    else:
+        out.append(("serialization ≥ cereal binary everywhere; base64 decode ≥ 1 GiB/s",
+                    "bench_serialization gave no results", None))
+    return out
+
+
+def block_goals(goal_rows):
+    rows = [[g, m, "unavailable" if ok is None else verdict(ok)] for g, m, ok in goal_rows]
+    return table(["goal", "measured in this run", "verdict"], rows)
+
+
+# --- the document -------------------------------------------------------------------------------
+
+
+def replace_blocks(text, blocks):
+    for name, body in blocks.items():
+        start, end = f"<!-- generated:{name} -->", f"<!-- /generated:{name} -->"
+        pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
+        new = f"{start}\n{body}\n{end}"
+        if pattern.search(text):
+            text = pattern.sub(lambda _: new, text)
+        else:
+            text = text.rstrip("\n") + f"\n\n{new}\n"
+    return text
+
+
+def main():
+    results = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "results")
+    doc = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "docs", "performance.md")
+    records, meta = load(results)
+    lat = latency_figures(records)
+    tp = throughput_figures(records)
+    cold = cold_figures(records)
+    apps, cores = app_figures(records)
+    ser = serialization_figures(records)
+    goal_rows = goals(lat, tp, cold, apps, cores, ser)
+    blocks = {
+        "meta": block_meta(meta),
+        "goals": block_goals(goal_rows),
+        "local": block_local(lat, tp, cold),
+        "latency": block_latency(lat),
+        "throughput": block_throughput(tp),
+        "cold": block_cold(cold),
+        "apps": block_apps(apps, cores),
+        "serialization": block_serialization(ser),
+    }
+    text = open(doc).read() if os.path.exists(doc) else "# Performance\n"
+    with open(doc, "w") as f:
+        f.write(replace_blocks(text, blocks))
+    for g, m, ok in goal_rows:
+        print(f"{'?' if ok is None else ('met   ' if ok else 'MISSED')}  {g}: {m}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
