@@ -10,6 +10,7 @@ JOBS       ?= $(shell nproc)
 
 setup:
 	@bash scripts/setup.sh
+	@bash scripts/setup-python.sh
 
 configure: setup
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -7,7 +7,8 @@ packages=(
   clang-19 libclang-rt-19-dev lld-19 cmake ninja-build make pkg-config
   libcereal-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libhiredis-dev redis-server libcurl4-openssl-dev libzip-dev
+  libhiredis-dev redis-server libcurl4-openssl-dev libzip-dev libnghttp2-dev libssl-dev
+  python3 python3-venv python3-pip
 )
 
 missing=()
