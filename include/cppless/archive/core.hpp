@@ -36,8 +36,8 @@
 // max_depth(); each violation throws cppless::decode_error naming what was being decoded.
 // Memory: every element but those that encode to nothing is backed by at least one payload
 // byte, and those are limited to 1 MiB per archive, so a payload of n bytes decodes to at most
-// about n * (sizeof(element) / its minimal encoded size) + 1 MiB of elements; speculative
-// reservations are capped the same way.
+// about n * (sizeof(element) / its minimal encoded size) + 1 MiB of elements. Reservations made
+// before the elements have arrived are capped at 16 MiB per container.
 #pragma once
 
 #include <algorithm>

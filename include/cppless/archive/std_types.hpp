@@ -139,12 +139,16 @@ void save_elements(output_archive& ar, It first, It last, std::size_t n) {
 }
 
 // How many elements to reserve for a decoded count n (already checked against the bytes left):
-// all of them when their memory is within 16x their minimal encoding, else a bounded amount, so
-// a small payload cannot make the decoder reserve gigabytes it will never fill.
+// all of them when their memory is within 16x their minimal encoding, else at most 16 MiB worth
+// (beyond that the container grows as elements really arrive), so a small payload cannot make
+// the decoder reserve gigabytes it will never fill. User types (min_size 0, unknown) of 100k
+// elements of 160 bytes still get a single allocation.
+inline constexpr std::size_t max_speculative_bytes = std::size_t{1} << 24;
+
 template <class T>
 std::size_t safe_reserve(std::size_t n, std::size_t min_size) {
   if (min_size != 0 && sizeof(T) <= 16 * min_size) return n;
-  return std::min(n, std::max<std::size_t>(1, max_unbacked_bytes / sizeof(T)));
+  return std::min(n, std::max<std::size_t>(1, max_speculative_bytes / sizeof(T)));
 }
 
 // What one element of a node-based container costs beyond its value: links, hash, allocator
