@@ -62,6 +62,16 @@ void encode_error(const std::exception_ptr& error, status& code, byte_buffer& pa
 // Payload of a failed result: (type, message) for remote exceptions, (message) otherwise.
 void encode_failure(status code, const std::string& type, const std::string& message, byte_buffer& payload);
 
+// Runs one call on the function side of any backend: finds the entry, checks the fingerprint,
+// invokes it and captures what it throws (its C++ type and message).
+struct served {
+  status code = status::ok;
+  std::string error_type;     // remote_exception: the type of what the function threw
+  std::string error_message;  // any failure
+  byte_buffer result;         // ok: the encoded result
+};
+served serve_call(std::uint64_t function_id, std::uint64_t fingerprint, std::span<const std::byte> payload);
+
 // Incremental decoder: feed bytes as they arrive; `next` yields complete frames.
 class frame_decoder {
  public:

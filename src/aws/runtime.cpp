@@ -12,7 +12,6 @@
 // process exits so Lambda starts a fresh one (the stuck call cannot be cancelled).
 #include "runtime.hpp"
 
-#include "serve.hpp"
 #include "wire.hpp"
 
 #include <cppless/entry.hpp>
@@ -135,7 +134,7 @@ class call_thread {
   call_thread() : thread_([this] { loop(); }) { thread_.detach(); }
 
   // Runs `request` on the call thread; returns the result, or nothing if `deadline` passed first.
-  std::optional<served> run(wire::request&& request, std::chrono::steady_clock::time_point deadline) {
+  std::optional<protocol::served> run(wire::request&& request, std::chrono::steady_clock::time_point deadline) {
     std::unique_lock lock(mutex_);
     job_ = std::move(request);
     result_.reset();
@@ -153,7 +152,7 @@ class call_thread {
       has_job_ = false;
       wire::request job = std::move(job_);
       lock.unlock();
-      served out = serve_call(job.function_id, job.fingerprint, job.payload.span());
+      protocol::served out = protocol::serve_call(job.function_id, job.fingerprint, job.payload.span());
       lock.lock();
       result_ = std::move(out);
       done_.notify_all();
@@ -164,7 +163,7 @@ class call_thread {
   std::condition_variable wake_, done_;
   bool has_job_ = false;
   wire::request job_;
-  std::optional<served> result_;
+  std::optional<protocol::served> result_;
   std::thread thread_;
 };
 

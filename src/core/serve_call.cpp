@@ -1,14 +1,14 @@
-#include "serve.hpp"
-
+// Running one call inside a worker, whatever the transport: every backend's function side uses it.
 #include <cppless/entry.hpp>
 #include <cppless/error.hpp>
 #include <cppless/identity.hpp>
+#include <cppless/protocol.hpp>
 
 #include <cxxabi.h>
 
 #include <typeinfo>
 
-namespace cppless::aws {
+namespace cppless::protocol {
 
 served serve_call(std::uint64_t function_id, std::uint64_t fingerprint, std::span<const std::byte> payload) {
   using protocol::status;
@@ -16,13 +16,13 @@ served serve_call(std::uint64_t function_id, std::uint64_t fingerprint, std::spa
   const entry* e = registry::global().find(function_id);
   if (!e) {
     out.code = status::unknown_function;
-    out.error_message = "cppless function: no function with id hash " + std::to_string(function_id) +
+    out.error_message = "cppless worker: no function with id hash " + std::to_string(function_id) +
                         " in this executable (the caller is another build, or a stale deployment)";
     return out;
   }
   if (e->fingerprint != fingerprint) {
     out.code = status::fingerprint_mismatch;
-    out.error_message = "cppless function: " + e->name +
+    out.error_message = "cppless worker: " + e->name +
                         " has a different capture/argument layout in this build than in the caller's "
                         "(fingerprint mismatch); rebuild and redeploy both from the same sources";
     return out;
@@ -32,7 +32,7 @@ served serve_call(std::uint64_t function_id, std::uint64_t fingerprint, std::spa
   } catch (const decode_error& ex) {
     out.result.clear();
     out.code = status::decode_error;
-    out.error_message = std::string("cppless function: ") + ex.what();
+    out.error_message = std::string("cppless worker: ") + ex.what();
   } catch (const std::exception& ex) {
     out.result.clear();
     out.code = status::remote_exception;
@@ -48,4 +48,4 @@ served serve_call(std::uint64_t function_id, std::uint64_t fingerprint, std::spa
   return out;
 }
 
-}  // namespace cppless::aws
+}  // namespace cppless::protocol

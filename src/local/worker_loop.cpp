@@ -3,9 +3,7 @@
 
 #include <cppless/entry.hpp>
 #include <cppless/error.hpp>
-#include <cppless/identity.hpp>
 
-#include <cxxabi.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -112,48 +110,20 @@ bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bo
 }
 
 void uplink::serve(const protocol::frame_header& call, byte_buffer&& payload) {
-  using protocol::status;
   const auto started = clock::now();
+  protocol::served out = protocol::serve_call(call.function_id, call.fingerprint, payload.span());
   protocol::frame_header reply;
   reply.kind = protocol::frame_kind::result;
   reply.call_id = call.call_id;
+  reply.code = out.code;
   reply.flags = served_++ == 0 ? protocol::flag_cold : 0;
-  byte_buffer result;
-  const entry* e = registry::global().find(call.function_id);
-  if (!e) {
-    reply.code = status::unknown_function;
-    protocol::encode_failure(reply.code, "",
-                             "cppless worker: no function with id hash " + std::to_string(call.function_id) +
-                                 " in this executable (the caller is another build, or a stale deployment)",
-                             result);
-  } else if (e->fingerprint != call.fingerprint) {
-    reply.code = status::fingerprint_mismatch;
-    protocol::encode_failure(reply.code, "",
-                             "cppless worker: " + e->name +
-                                 " has a different capture/argument layout in this build than in the caller's "
-                                 "(fingerprint mismatch); rebuild and redeploy both from the same sources",
-                             result);
-  } else {
-    try {
-      e->invoke(payload.span(), result);
-    } catch (const decode_error& ex) {
-      result.clear();
-      reply.code = status::decode_error;
-      protocol::encode_failure(reply.code, "", std::string("cppless worker: ") + ex.what(), result);
-    } catch (const std::exception& ex) {
-      result.clear();
-      reply.code = status::remote_exception;
-      protocol::encode_failure(reply.code, demangle(typeid(ex).name()), ex.what(), result);
-    } catch (...) {
-      result.clear();
-      reply.code = status::remote_exception;
-      auto* type = abi::__cxa_current_exception_type();
-      protocol::encode_failure(reply.code, type ? demangle(type->name()) : "unknown", "(not a std::exception)", result);
-    }
+  if (out.code != protocol::status::ok) {
+    out.result.clear();
+    protocol::encode_failure(out.code, out.error_type, out.error_message, out.result);
   }
   reply.exec_ns = static_cast<std::uint64_t>(std::chrono::nanoseconds(clock::now() - started).count());
-  reply.payload_size = static_cast<std::uint32_t>(result.size());
-  send(reply, result.span());
+  reply.payload_size = static_cast<std::uint32_t>(out.result.size());
+  send(reply, out.result.span());
 }
 
 void uplink::deliver(const protocol::frame_header& header, byte_buffer&& payload) {
