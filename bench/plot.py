@@ -99,8 +99,14 @@ def bars(ax, names, figs, colors, fmt, log=True):
         ax.annotate(fmt(f.median), (i, f.hi), xytext=(0, 3), textcoords="offset points", ha="center", fontsize=8)
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, fontsize=8, rotation=15, ha="right")
+    ax.set_xlim(-0.6, len(names) - 0.4)
     if log:
+        import math
         ax.set_yscale("log")
+        lows = [f.lo for f in figs if not isinstance(f, report.Unavailable) and f.ok and f.lo > 0]
+        highs = [f.hi for f in figs if not isinstance(f, report.Unavailable) and f.ok]
+        if lows:  # bars start at a power of ten below the smallest, so heights compare by decade
+            ax.set_ylim(bottom=10 ** math.floor(math.log10(min(lows)) - 0.3), top=max(highs) * 2.5)
     ax.grid(axis="y", which="both", alpha=0.3)
 
 
@@ -139,10 +145,11 @@ def plot_app(app, size, modes, cores, meta, out):
         return False
     s0 = serial[1]
     fig, (ax_t, ax_s) = plt.subplots(1, 2, figsize=(12, 4.8))
-    all_tasks = sorted({t for m in modes.values() if isinstance(m, dict) for t in m})
+    all_tasks = sorted({t for k, m in modes.items() if isinstance(m, dict) and k != "_serial_by" for t in m})
     unavailable = []
     for mode, label in report.APP_MODES:
         m = modes.get(mode)
+        base = report.baseline(modes, mode) or s0
         if mode == "serial":
             ax_t.axhline(s0.median, color=COLORS[mode], linestyle=":", label=f"serial ({s0.median:.2f} s)")
             continue
@@ -153,7 +160,7 @@ def plot_app(app, size, modes, cores, meta, out):
         med = [m[t].median for t in ts]
         ax_t.errorbar(ts, med, yerr=[[m[t].median - m[t].lo for t in ts], [m[t].hi - m[t].median for t in ts]],
                       marker=MARKERS[mode], color=COLORS[mode], label=label, capsize=2, linewidth=1.3)
-        ax_s.plot(ts, [s0.median / x for x in med], marker=MARKERS[mode], color=COLORS[mode], label=label,
+        ax_s.plot(ts, [base.median / x for x in med], marker=MARKERS[mode], color=COLORS[mode], label=label,
                   linewidth=1.3)
     ideal_x = [t for t in all_tasks]
     ax_s.plot(ideal_x, [min(t, cores) for t in ideal_x], color="gray", linestyle="--",
@@ -166,7 +173,7 @@ def plot_app(app, size, modes, cores, meta, out):
         ax.grid(alpha=0.3, which="both")
     ax_t.set_yscale("log")
     ax_t.set_ylabel("time, s (log scale; median, min–max over runs)")
-    ax_s.set_ylabel("speedup over serial")
+    ax_s.set_ylabel("speedup over serial (each harness' own serial run)")
     ax_s.set_ylim(bottom=0)
     ax_s.axhline(1, color="black", linewidth=0.5)
     name = f"Monte-Carlo pi, {size:,} samples" if app == "pi" else f"n-queens N={size}, prefix decomposition"

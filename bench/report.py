@@ -176,14 +176,27 @@ def cold_figures(records):
     return out
 
 
+# Which program measured a mode; each program measures its own serial baseline between its runs.
+HARNESS = {"serial": "bench_apps", "threads": "bench_apps", "cppless": "bench_apps", "ray_cpp": "ray_cpp",
+           "lithops": "lithops"}
+
+
 def app_figures(records):
-    """(app, size) -> {mode: {tasks: Figure(seconds)} or Unavailable}, cores."""
+    """(app, size) -> {mode: {tasks: Figure(seconds)} or Unavailable, "_serial_by": {harness: Figure}}, cores.
+
+    modes["serial"] is bench_apps' serial run; "_serial_by" has every harness' own serial baseline."""
     runs = defaultdict(list)
+    serial_by = defaultdict(list)
     correct = defaultdict(lambda: True)
     cores = 0
     for r in records:
         if r.get("suite") != "apps" or "seconds" not in r:
             continue
+        by = r.get("by", "bench_apps")
+        if r["mode"] == "serial":
+            serial_by[(r["app"], r["size"], by)].append(r["seconds"])
+            if by != "bench_apps":
+                continue
         k = (r["app"], r["size"], r["mode"], r["tasks"])
         runs[k].append(r["seconds"])
         correct[k] &= bool(r.get("correct", True))
@@ -201,8 +214,15 @@ def app_figures(records):
                 reason = unavailable_reason(records, lambda r: r.get("suite") == "apps" and r.get("mode") == mode
                                             and r.get("app", app) == app and r.get("size", size) == size)
                 modes[mode] = Unavailable(reason or "not measured in this run")
+        modes["_serial_by"] = {by: Figure(v) for (a, s, by), v in serial_by.items() if a == app and s == size}
         out[(app, size)] = modes
     return out, cores or os.cpu_count() or 1
+
+
+def baseline(modes, mode):
+    """The serial time a mode's speedup divides: its own harness' serial, else bench_apps'."""
+    by = modes.get("_serial_by", {})
+    return by.get(HARNESS.get(mode, "bench_apps")) or by.get("bench_apps")
 
 
 def serialization_figures(records):
@@ -279,21 +299,35 @@ def block_meta(meta):
 
 
 def block_latency(lat):
-    warm = lat.get("call_warm")
+    hot, warm = lat.get("call_hot"), lat.get("call_warm")
     rows = []
     for key, label, source in LATENCY:
         f = lat[key]
         if isinstance(f, Unavailable):
-            rows.append([label, f"unavailable: {f.reason}", "", "", "", source])
+            rows.append([label, f"unavailable: {f.reason}", "", "", "", "", f"`{source}`"])
             continue
         med = f["median"]
-        vs = fmt_ratio(med.median / warm["median"].median) if isinstance(warm, dict) else ""
+        vs_hot = fmt_ratio(med.median / hot["median"].median) if isinstance(hot, dict) else ""
+        vs_warm = fmt_ratio(med.median / warm["median"].median) if isinstance(warm, dict) else ""
         p99 = fmt_ns(f["p99"].median) if "p99" in f else ""
-        rows.append([label, fmt_ns(med.median), spread_ns(med), p99, vs, f"`{source}`"])
+        rows.append([label, fmt_ns(med.median), spread_ns(med), p99, vs_hot, vs_warm, f"`{source}`"])
     return ("A no-op function, 64 B in and 64 B out (eventfd carries an 8-byte counter), called "
             "sequentially. Median of each run's median; spread = lowest and highest run median; p99 = "
-            "median of the runs' p99.\n\n"
-            + table(["contender", "median", "spread over runs", "p99", "vs cppless warm", "measured by"], rows))
+            "median of the runs' p99. The last columns divide by cppless' hot and warm medians.\n\n"
+            + table(["contender", "median", "spread over runs", "p99", "÷ cppless hot", "÷ cppless warm",
+                     "measured by"], rows))
+
+
+def block_steps(records):
+    steps = [r for r in records if r.get("suite") == "step" and "seconds" in r]
+    if not steps:
+        return "_No step log in this run._"
+    rows = [[r["case"], f"{r['seconds']:.0f} s", f"{r['load_at_start']:.1f}", "ok" if r.get("ok") else "**failed**"]
+            for r in steps]
+    total = sum(r["seconds"] for r in steps)
+    return (f"Steps of this run ({total:.0f} s in all), with the machine's 1-minute load average when each "
+            "began (2 cores: a load above 2 means other work competed with the benchmark).\n\n"
+            + table(["step", "took", "load at start", "status"], rows))
 
 
 def block_throughput(tp):
@@ -330,7 +364,7 @@ def block_cold(cold):
 
 
 def speedup(serial, fig):
-    return serial.median / fig.median
+    return serial.median / fig.median if serial else float("nan")
 
 
 def block_apps(apps, cores):
@@ -343,7 +377,8 @@ def block_apps(apps, cores):
         s0 = serial[1]
         title = (f"**Monte-Carlo pi, {size:,} samples**" if app == "pi" else f"**n-queens N={size}** "
                  "(valid 3-row prefixes, task t gets every T-th)")
-        tasks = sorted({t for m in modes.values() if isinstance(m, dict) for t in m if m is not serial})
+        tasks = sorted({t for k, m in modes.items() if isinstance(m, dict) and k not in ("serial", "_serial_by")
+                        for t in m})
         header = ["tasks"] + [label for mode, label in APP_MODES if mode != "serial"]
         rows = []
         for t in tasks:
@@ -357,7 +392,7 @@ def block_apps(apps, cores):
                 elif t in m:
                     f = m[t]
                     bad = "" if f.extra.get("correct", True) else " WRONG RESULT"
-                    row.append(f"{fmt_s(f.median)} s ({speedup(s0, f):.2f}x){bad}")
+                    row.append(f"{fmt_s(f.median)} s ({speedup(baseline(modes, mode), f):.2f}x){bad}")
                 else:
                     row.append("–")
             rows.append(row)
@@ -366,9 +401,11 @@ def block_apps(apps, cores):
             m = modes.get(mode)
             if isinstance(m, Unavailable):
                 notes.append(f"{label}: unavailable: {m.reason}")
-        parts.append(f"{title}: serial {fmt_s(s0.median)} s (spread {fmt_s(s0.lo)}–{fmt_s(s0.hi)} s over "
-                     f"{s0.runs} runs). Cells: median time (speedup over serial; ideal = "
-                     f"min(tasks, {cores})).\n\n" + table(header, rows)
+        own = [f"{h} {fmt_s(f.median)} s ({fmt_s(f.lo)}–{fmt_s(f.hi)}, {f.runs} runs)"
+               for h, f in modes.get("_serial_by", {}).items()]
+        parts.append(f"{title}: serial time as measured by each harness between its own runs: "
+                     + "; ".join(own) + f". Cells: median time (speedup over that harness' serial time; "
+                     f"ideal = min(tasks, {cores})).\n\n" + table(header, rows)
                      + ("\n\n" + "; ".join(notes) if notes else ""))
     if not parts:
         return "_No application results in this run._"
@@ -480,13 +517,13 @@ def goals(lat, tp, cold, apps, cores, ser):
         s0 = serial[1]
         cp, th = modes.get("cppless"), modes.get("threads")
         if isinstance(cp, dict) and isinstance(th, dict) and cores in cp and cores in th:
-            a, b = speedup(s0, cp[cores]), speedup(s0, th[cores])
+            a, b = speedup(baseline(modes, "cppless"), cp[cores]), speedup(baseline(modes, "threads"), th[cores])
             out.append((f"{name}: within 10% of std::thread's speedup at {cores} tasks (= cores)",
                         f"{a:.2f}x vs {b:.2f}x ({a / b:.0%})", a >= 0.9 * b))
             for peer, label in (("ray_cpp", "Ray C++"), ("lithops", "Lithops")):
                 p = modes.get(peer)
                 if isinstance(p, dict) and cores in p:
-                    c = speedup(s0, p[cores])
+                    c = speedup(baseline(modes, peer), p[cores])
                     out.append((f"{name}: ahead of {label} at {cores} tasks", f"{a:.2f}x vs {c:.2f}x", a > c))
                 else:
                     why = p.reason if isinstance(p, Unavailable) else "not measured"
@@ -551,6 +588,7 @@ def main():
         "cold": block_cold(cold),
         "apps": block_apps(apps, cores),
         "serialization": block_serialization(ser),
+        "steps": block_steps(records),
     }
     text = open(doc).read() if os.path.exists(doc) else "# Performance\n"
     with open(doc, "w") as f:

@@ -14,7 +14,8 @@
 # 4. writes bench/results/*.jsonl and meta.json, draws docs/img/*.png (bench/plot.py) and
 #    regenerates the tables of docs/performance.md (bench/report.py)
 #
-# --quick runs the same suite, smaller (under 3 minutes on the 2-core machine once built).
+# --quick runs the same suite, smaller (under 3 minutes on the 2-core machine once built), and
+# skips the other components' benchmarks (bench_shared, bench_graph: not part of this suite).
 # BENCH_ONLY="local apps mp lithops ray" restricts the steps that run (for development).
 set -uo pipefail
 build=${1:-build}
@@ -40,14 +41,14 @@ if ((quick)); then
   limit_rounds=2000; cold_rounds=8; cold_repeat=2
   pi_samples=40000000; queens=14; tasks=1,2,4,16,64,256
   mp_rounds=300; mp_calls=4000
-  ray_rounds=200; ray_calls=2000; ray_app_repeat=2
-  lithops_rounds=4; lithops_calls=150; lithops_tasks=1,2,4,16,64; lithops_repeat=2
+  ray_rounds=200; ray_calls=1000; ray_app_repeat=3
+  lithops_rounds=4; lithops_calls=100; lithops_tasks=1,2,16; lithops_repeat=2
 else
   local_repeat=3; repeat=5
   limit_rounds=10000; cold_rounds=20; cold_repeat=3
   pi_samples=200000000; queens=13,14,15; tasks=1,2,4,8,16,32,64,128,256
   mp_rounds=2000; mp_calls=20000
-  ray_rounds=1000; ray_calls=10000; ray_app_repeat=3
+  ray_rounds=1000; ray_calls=10000; ray_app_repeat=5
   lithops_rounds=15; lithops_calls=1000; lithops_tasks=$tasks; lithops_repeat=3
 fi
 
@@ -95,17 +96,25 @@ fi
 } >"$results/meta.json"
 
 status=0
+: >"$results/steps.jsonl"
 # Runs one step with a time limit; stdout (JSON lines) to the file; on failure, the step's own
-# "unavailable" marker so the report says what happened instead of dropping the figure.
+# "unavailable" marker so the report says what happened instead of dropping the figure. Every
+# step's duration and the machine's load when it started go to steps.jsonl (the machine is shared).
 run_step() {
-  local name=$1 limit=$2 out=$3
+  local name=$1 limit=$2 out=$3 t0 load ok=true
   shift 3
   say "$name"
+  t0=$(date +%s%N)
+  load=$(cut -d' ' -f1 /proc/loadavg)
   if ! timeout --kill-after=10 "$limit" "$@" >>"$out"; then
     echo "   $name failed or timed out (limit $limit s)" >&2
     printf '{"suite":"step","case":"%s","unavailable":"failed or timed out after %s s"}\n' "$name" "$limit" >>"$out"
     status=1
+    ok=false
   fi
+  local ms=$((($(date +%s%N) - t0) / 1000000))
+  printf '{"suite":"step","case":"%s","load_at_start":%s,"seconds":%d.%03d,"ok":%s}\n' "$name" "$load" \
+    $((ms / 1000)) $((ms % 1000)) "$ok" >>"$results/steps.jsonl"
 }
 
 # --- 3. the runs -----------------------------------------------------------------------------
@@ -119,10 +128,13 @@ if want local && [[ -x $build/bench/bench_local ]]; then
   done
 fi
 
+# The other components' benchmarks (bench_shared, bench_graph, ...); a quick run keeps only
+# bench_serialization, which the suite's section 5 needs.
 if want others; then
   for exe in "$build"/bench/bench_*; do
     name=$(basename "$exe")
     [[ -x $exe && $name != bench_local && $name != bench_apps ]] || continue
+    ((quick)) && [[ $name != bench_serialization ]] && continue
     : >"$results/$name.jsonl"
     run_step "$name" 900 "$results/$name.jsonl" "$exe" $([[ $quick == 1 ]] && echo --quick)
   done

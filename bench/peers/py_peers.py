@@ -119,6 +119,8 @@ def run_ray(args):
         import ray
     except Exception as e:  # noqa: BLE001
         unavailable(cases + cpp_cases, "ray not importable: " + reason_of(e))
+        for app in args.ray_cpp_apps:
+            emit(suite="apps", app=app, mode="ray_cpp", unavailable="ray not importable: " + reason_of(e))
         return
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     temp = tempfile.mkdtemp(prefix="cb-ray-")  # short: Ray's socket paths must fit 107 bytes
@@ -131,6 +133,8 @@ def run_ray(args):
     except Exception as e:  # noqa: BLE001
         traceback.print_exc()
         unavailable(cases + cpp_cases, "ray.init failed: " + reason_of(e))
+        for app in args.ray_cpp_apps:
+            emit(suite="apps", app=app, mode="ray_cpp", unavailable="ray.init failed: " + reason_of(e))
         shutil.rmtree(temp, ignore_errors=True)
         return
     try:
@@ -290,15 +294,22 @@ def run_lithops(args):
             traceback.print_exc()
             unavailable(cases, reason_of(e))
         tasks = [int(t) for t in args.tasks.split(",") if t]
+        # The serial baseline, measured here between the Lithops runs (same kernels via ctypes)
+        # so that Lithops' speedups divide times taken under the same machine load.
+        serial = dict(suite="apps", mode="serial", by="lithops", tasks=1)
         if args.pi:
             try:
                 for r in range(args.app_repeat):
+                    t0 = time.perf_counter()
+                    pi = lithops_pi(args.kernels, args.pi, 0)
+                    emit(app="pi", size=args.pi, repeat=r, seconds=round(time.perf_counter() - t0, 6),
+                         correct=abs(pi - 3.14159265) < 0.01, **serial)
                     for t in tasks:
                         per = args.pi // t
                         t0 = time.perf_counter()
                         res = fe.get_result(fe.map(lithops_pi, [(args.kernels, per, i) for i in range(t)]), timeout=T)
                         s = time.perf_counter() - t0
-                        emit(suite="apps", app="pi", mode="lithops", size=args.pi, tasks=t, repeat=r,
+                        emit(suite="apps", app="pi", mode="lithops", by="lithops", size=args.pi, tasks=t, repeat=r,
                              seconds=round(s, 6), correct=abs(sum(res) / t - 3.14159265) < 0.01)
             except Exception as e:  # noqa: BLE001
                 traceback.print_exc()
@@ -308,6 +319,10 @@ def run_lithops(args):
                 all_prefixes = queens_prefixes(n, args.depth)
                 count = len(all_prefixes) // args.depth
                 for r in range(args.app_repeat):
+                    t0 = time.perf_counter()
+                    total = lithops_queens(args.kernels, n, args.depth, all_prefixes)
+                    emit(app="nqueens", size=n, repeat=r, seconds=round(time.perf_counter() - t0, 6),
+                         correct=total == KNOWN_QUEENS.get(n), **serial)
                     for t in tasks:
                         t0 = time.perf_counter()
                         shares = []
@@ -318,7 +333,7 @@ def run_lithops(args):
                             shares.append((args.kernels, n, args.depth, mine))
                         res = fe.get_result(fe.map(lithops_queens, shares), timeout=T)
                         s = time.perf_counter() - t0
-                        emit(suite="apps", app="nqueens", mode="lithops", size=n, tasks=t, repeat=r,
+                        emit(suite="apps", app="nqueens", mode="lithops", by="lithops", size=n, tasks=t, repeat=r,
                              seconds=round(s, 6), correct=sum(res) == KNOWN_QUEENS.get(n))
             except Exception as e:  # noqa: BLE001
                 traceback.print_exc()

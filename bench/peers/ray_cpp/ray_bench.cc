@@ -57,10 +57,13 @@ void emit_latency(int repeat, std::vector<double> v) {
   std::fflush(stdout);
 }
 
-void emit_run(const char* app, long size, int tasks, int repeat, double seconds, bool correct) {
-  std::printf("{\"suite\":\"apps\",\"app\":\"%s\",\"mode\":\"ray_cpp\",\"size\":%ld,\"tasks\":%d,\"repeat\":%d,"
-              "\"seconds\":%.6f,\"correct\":%s}\n",
-              app, size, tasks, repeat, seconds, correct ? "true" : "false");
+// mode "serial" with "by":"ray_cpp": the serial baseline measured by this driver, interleaved with
+// its runs, so that Ray's speedups divide times taken under the same machine load.
+void emit_run(const char* app, long size, int tasks, int repeat, double seconds, bool correct,
+              const char* mode = "ray_cpp") {
+  std::printf("{\"suite\":\"apps\",\"app\":\"%s\",\"mode\":\"%s\",\"by\":\"ray_cpp\",\"size\":%ld,\"tasks\":%d,"
+              "\"repeat\":%d,\"seconds\":%.6f,\"correct\":%s}\n",
+              app, mode, size, tasks, repeat, seconds, correct ? "true" : "false");
   std::fflush(stdout);
 }
 
@@ -119,7 +122,12 @@ int main(int argc, char** argv) {
     }
 
   if (long samples = option_long(argc, argv, "--pi", 0); samples > 0)
-    for (int r = 0; r < app_repeat; ++r)
+    for (int r = 0; r < app_repeat; ++r) {
+      {
+        auto t0 = clock_type::now();
+        double pi = bench_kernels::pi_estimate(samples, 0);
+        emit_run("pi", samples, 1, r, seconds_since(t0), std::fabs(pi - 3.14159265) < 0.01, "serial");
+      }
       for (int tasks : counts) {
         const long per_task = samples / tasks;
         auto t0 = clock_type::now();
@@ -130,6 +138,7 @@ int main(int argc, char** argv) {
         for (auto& p : results) sum += *p;
         emit_run("pi", samples, tasks, r, seconds_since(t0), std::fabs(sum / tasks - 3.14159265) < 0.01);
       }
+    }
 
   std::stringstream queens(option(argc, argv, "--nqueens", ""));
   for (std::string item; std::getline(queens, item, ',');) {
@@ -137,7 +146,12 @@ int main(int argc, char** argv) {
     if (n < 4 || n > 16) continue;
     const int depth = static_cast<int>(option_long(argc, argv, "--depth", 3));
     const auto all = bench_kernels::queens_prefixes(n, depth);
-    for (int r = 0; r < app_repeat; ++r)
+    for (int r = 0; r < app_repeat; ++r) {
+      {
+        auto t0 = clock_type::now();
+        long total = bench_kernels::queens_solve(n, depth, all.data(), all.size() / static_cast<std::size_t>(depth));
+        emit_run("nqueens", n, 1, r, seconds_since(t0), total == bench_kernels::queens_known(n), "serial");
+      }
       for (int tasks : counts) {
         auto t0 = clock_type::now();
         std::vector<ray::ObjectRef<long>> refs;
@@ -148,6 +162,7 @@ int main(int argc, char** argv) {
         for (auto& c : results) total += *c;
         emit_run("nqueens", n, tasks, r, seconds_since(t0), total == bench_kernels::queens_known(n));
       }
+    }
   }
 
   ray::Shutdown();
