@@ -5,6 +5,7 @@
 #include <cppless/config.hpp>
 #include <cppless/dispatch.hpp>
 #include <cppless/error.hpp>
+#include <cppless/graph.hpp>
 #include <cppless/instance.hpp>
 #include <cppless/local.hpp>
 #include <cppless/worker.hpp>

@@ -34,6 +34,7 @@ struct call_stats {
   std::chrono::nanoseconds queued{0};      // dispatch until handed to a worker
   std::chrono::nanoseconds execution{0};   // inside the function, measured by the worker
   std::chrono::nanoseconds round_trip{0};  // dispatch until the result was on the host
+  std::chrono::nanoseconds billed{0};      // AWS: Lambda's billed duration (0 elsewhere)
   int worker = -1;                         // local backend: the worker's process id
 };
 

@@ -365,6 +365,7 @@ void invoke_client::finished(pending_call* c, int curl_code) {
     bool saw_init = false;
     if (!c->log_result.empty()) read_log_tail(c->log_result, out.stats, billed, saw_init);
     billed_ms_ += billed;
+    out.stats.billed = std::chrono::milliseconds(billed);
     if (!c->function_error.empty()) {
       out.stats.cold = saw_init;
       out.error = wire::error_from_function_error(c->response, c->function_name + " as Lambda function " + c->target->lambda_name);

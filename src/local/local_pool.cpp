@@ -19,19 +19,12 @@ namespace cppless::local {
 namespace {
 constexpr std::uint64_t doorbell_tag = 0;  // epoll data of the doorbell; workers use generations >= 1
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#else
-  std::this_thread::yield();
-#endif
-}
-
 std::string seconds(unsigned s) { return std::to_string(s) + " s"; }
 }  // namespace
 
 local_pool::local_pool(local_options options) : options_(options) {
-  max_workers_ = options_.workers ? options_.workers : std::max(1u, std::thread::hardware_concurrency());
+  cores_ = std::max(1u, std::thread::hardware_concurrency());
+  max_workers_ = options_.workers ? options_.workers : cores_;
   doorbell_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
   if (doorbell_ < 0 || epoll_ < 0) throw error(std::string("cppless local: eventfd/epoll: ") + std::strerror(errno));
@@ -349,13 +342,13 @@ void local_pool::progress(std::unique_lock<std::mutex>& lock, clock::time_point 
   auto now = clock::now();
   auto spin_until = now + options_.hot_poll;
   // Reading the clock costs as much as polling every ring once: do it every 32nd round only.
+  idle_backoff backoff;
   for (unsigned round = 1;; ++round) {
     const bool activity = step();
     if (completions_ != before) return;
-    if (round % 32 != 0) {
-      if (!activity) cpu_relax();
-      continue;
-    }
+    if (activity) backoff.reset();
+    else backoff.pause();
+    if (round % 32 != 0) continue;
     now = clock::now();
     housekeeping(now);
     if (completions_ != before || now >= until) return;
@@ -363,10 +356,22 @@ void local_pool::progress(std::unique_lock<std::mutex>& lock, clock::time_point 
       spin_until = now + options_.hot_poll;
       continue;
     }
-    if (now < spin_until) continue;
+    // Poll hot only while a core is left over: when long calls occupy every core, a polling
+    // host would steal time from them, so it sleeps right away.
+    if (now < spin_until && computing_workers(now) < cores_) continue;
     wait_for_events(lock, until);
     spin_until = clock::now() + options_.hot_poll;
   }
+}
+
+unsigned local_pool::computing_workers(clock::time_point now) const {
+  unsigned computing = 0;
+  for (auto& w : workers_) {
+    if (w->running.empty() || w->waiting) continue;
+    // Short calls (a stream of small ones) end within the poll window: polling pays off there.
+    computing += calls_.at(w->running.back()).assigned + options_.hot_poll < now;
+  }
+  return computing;
 }
 
 void local_pool::wait_for_events(std::unique_lock<std::mutex>& lock, clock::time_point until) {

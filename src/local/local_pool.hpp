@@ -65,6 +65,8 @@ class local_pool final : public backend {
   void assign(std::uint64_t id, worker& w);
   bool step();
   void housekeeping(clock::time_point now);
+  // Workers running a call that has already lasted longer than the hot-poll window.
+  unsigned computing_workers(clock::time_point now) const;
   bool flush(worker& w);
   bool read(worker& w);
   void handle_frame(worker& w, const protocol::frame_header& header, byte_buffer&& payload);
@@ -79,6 +81,7 @@ class local_pool final : public backend {
 
   local_options options_;
   unsigned max_workers_;
+  unsigned cores_;
   int doorbell_ = -1;
   int epoll_ = -1;
   bool sleeping_ = false;

@@ -5,6 +5,7 @@
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -79,6 +80,16 @@ ring region::to_worker() const {
 }
 ring region::to_host() const {
   return ring(&header_->to_host, reinterpret_cast<std::byte*>(header_ + 1) + ring_capacity);
+}
+
+void idle_backoff::pause() {
+  if (++idle_rounds_ < 4096) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    return;
+  }
+  sched_yield();
 }
 
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::uint32_t timeout_ms) {

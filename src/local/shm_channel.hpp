@@ -76,6 +76,19 @@ class region {
   region_header* header_ = nullptr;
 };
 
+// How a side waits while it polls hot: the CPU's pause instruction for a few thousand rounds
+// (tens of microseconds: a reply to a short call comes within them), then sched_yield on every
+// round, so that on an oversubscribed machine a long poll hands the core to a process that
+// computes instead of stealing its time slice.
+class idle_backoff {
+ public:
+  void reset() { idle_rounds_ = 0; }
+  void pause();
+
+ private:
+  unsigned idle_rounds_ = 0;
+};
+
 // futex helpers on a word inside shared memory (not FUTEX_PRIVATE: other processes share it).
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::uint32_t timeout_ms);
 void futex_wake_all(std::atomic<std::uint32_t>& word);

@@ -21,13 +21,6 @@ std::shared_ptr<uplink>& uplink_slot() {
   return slot;
 }
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#else
-  std::this_thread::yield();
-#endif
-}
 }  // namespace
 
 std::shared_ptr<uplink> current_uplink() { return uplink_slot(); }
@@ -83,6 +76,7 @@ bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bo
                         clock::time_point until) {
   auto spin_until = clock::now() + hot_poll_;
   bool announced = false;
+  idle_backoff backoff;
   for (unsigned round = 1;; ++round) {
     if (decoder_.ready()) {
       decoder_.take(header, payload);
@@ -94,10 +88,8 @@ bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bo
       notify_host();  // the host may be waiting for room to write
       continue;
     }
-    if (round % 32 != 0) {  // the clock costs as much as a poll: read it now and then
-      cpu_relax();
-      continue;
-    }
+    backoff.pause();
+    if (round % 32 != 0) continue;  // the clock costs as much as a poll: read it now and then
     const auto now = clock::now();
     if (now >= until) return false;
     if (now < spin_until) continue;
