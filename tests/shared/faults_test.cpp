@@ -74,6 +74,7 @@ class lossy_proxy {
         fds.push_back({p.server, POLLIN, 0});
       }
       if (::poll(fds.data(), fds.size(), 20) <= 0) continue;
+      const std::size_t polled = pairs.size();  // a pair accepted below waits for the next round
       if (fds[0].revents & POLLIN) {
         int c = ::accept(listen_, nullptr, nullptr);
         int s = connect_to(target_);
@@ -85,8 +86,8 @@ class lossy_proxy {
           if (s >= 0) ::close(s);
         }
       }
-      std::vector<pair> keep;
-      for (std::size_t i = 0; i < pairs.size(); ++i) {
+      std::vector<pair> keep(pairs.begin() + static_cast<std::ptrdiff_t>(polled), pairs.end());
+      for (std::size_t i = 0; i < polled; ++i) {
         auto& p = pairs[i];
         bool alive = true;
         char buf[65536];
