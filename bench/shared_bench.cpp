@@ -6,11 +6,13 @@
 //               target <= 1.3x: an operation is one script, one round trip.
 //   barrier     time per barrier generation with 2, 16, 64 parties (one process each),
 //               measured in party 0 over back-to-back generations.
-//   throughput  counter.add calls per second with 1..64 concurrent clients (processes).
+//   throughput  counter.add calls per second with 1..64 concurrent clients: forked processes, and
+//               functions dispatched to cppless' local workers (one worker per function).
 //
 // JSON lines on stdout ({"suite":"shared","op":...}), a readable table on stderr.
 //
 //   bench_shared [--rounds N] [--quick]
+#include <cppless/cppless.hpp>
 #include <cppless/shared.hpp>
 #include <cppless/shared/local_redis.hpp>
 
@@ -244,6 +246,32 @@ int main(int argc, char** argv) {
     const double ops_per_s = static_cast<double>(c.get()) / std::chrono::duration<double>(window).count();
     std::printf("{\"suite\":\"shared\",\"op\":\"counter.add_throughput\",\"clients\":%d,\"ops_per_s\":%.0f}\n", clients, ops_per_s);
     std::fprintf(stderr, "%-26s %12.0f\n", (std::to_string(clients) + " clients").c_str(), ops_per_s);
+  }
+  // The same with functions: handles captured by lambdas, run by local workers.
+  for (int functions : {16, 64}) {
+    cppless::local_options options;
+    options.workers = static_cast<unsigned>(functions);
+    cppless::local_dispatcher dispatcher(options);
+    auto instance = dispatcher.create_instance();
+    {  // start every worker before measuring
+      std::vector<int> warm(static_cast<std::size_t>(functions));
+      for (auto& w : warm) cppless::dispatch(instance, [](int x) { return x; }, w, 1);
+      cppless::wait(instance, warm.size());
+    }
+    auto c = store.counter("fn_throughput" + std::to_string(functions));
+    auto go = store.latch("fn_go" + std::to_string(functions), functions);
+    const auto ms = window.count();
+    auto task = [c, go, ms] {
+      go.arrive_and_wait(1, std::chrono::seconds(60));
+      const auto end = clk::now() + std::chrono::milliseconds(ms);
+      while (clk::now() < end) c.add(1);
+    };
+    for (int i = 0; i < functions; ++i) cppless::dispatch(instance, task);
+    cppless::wait(instance, static_cast<std::size_t>(functions));
+    const double ops_per_s = static_cast<double>(c.get()) / std::chrono::duration<double>(window).count();
+    std::printf("{\"suite\":\"shared\",\"op\":\"counter.add_throughput_functions\",\"functions\":%d,\"ops_per_s\":%.0f}\n",
+                functions, ops_per_s);
+    std::fprintf(stderr, "%-26s %12.0f\n", (std::to_string(functions) + " functions").c_str(), ops_per_s);
   }
   store.remove_namespace();
   return 0;

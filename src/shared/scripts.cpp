@@ -82,31 +82,31 @@ local function int(n)
 end
 )lua";
 
-// Numbers in hashes are decimal text. Integers compare exactly (Lua numbers are doubles, exact
-// only to 2^53; and Lua's string < uses strcoll, so compare bytes): canonical decimal strings
-// (no leading zeros, no "-0") order by sign, then length, then digits.
+// Numbers in hashes are decimal text. Comparisons are exact: as Lua numbers (doubles) while both
+// are below 2^53, as canonical decimal text (no leading zeros, no "-0") beyond.
 constexpr const char* numeric = R"lua(
-local function icmp(a, b)
-  local na, nb = string.byte(a, 1) == 45, string.byte(b, 1) == 45
-  if na ~= nb then if na then return -1 else return 1 end end
-  local r = 0
-  if #a ~= #b then
-    if #a < #b then r = -1 else r = 1 end
-  else
-    for i = 1, #a do
-      local x, y = string.byte(a, i), string.byte(b, i)
-      if x ~= y then
-        if x < y then r = -1 else r = 1 end
-        break
+local function ncmp(a, b, class)
+  local x, y = tonumber(a), tonumber(b)
+  if class == 'i' and not (x > -9007199254740992 and x < 9007199254740992 and y > -9007199254740992 and y < 9007199254740992) then
+    -- Beyond 2^53 doubles are not exact: compare the canonical decimal texts (sign, length,
+    -- then digits; byte-wise, as Lua's string < would use strcoll).
+    local na, nb = string.byte(a, 1) == 45, string.byte(b, 1) == 45
+    if na ~= nb then if na then return -1 else return 1 end end
+    local r = 0
+    if #a ~= #b then
+      if #a < #b then r = -1 else r = 1 end
+    else
+      for i = 1, #a do
+        local p, q = string.byte(a, i), string.byte(b, i)
+        if p ~= q then
+          if p < q then r = -1 else r = 1 end
+          break
+        end
       end
     end
+    if na then return -r end
+    return r
   end
-  if na then return -r end
-  return r
-end
-local function ncmp(a, b, class)
-  if class == 'i' then return icmp(a, b) end
-  local x, y = tonumber(a), tonumber(b)
   if x < y then return -1 elseif x > y then return 1 end
   return 0
 end
@@ -375,39 +375,43 @@ redis.call('HSET', K, 'n', tostring(tonumber(F2) - 1), REC, record(1))
 return {1}
 )lua"},
     // ARGV[4] key, ARGV[5] operand, ARGV[6] 'add' | 'min' | 'max', ARGV[7] 'i' | 'f',
-    // ARGV[8], ARGV[9]: the value type's range (integers), checked before anything is written.
-    {script::map_merge, true, "'=' .. ARGV[4], 'n'", h_numeric | h_int, R"lua(
+    // ARGV[8], ARGV[9]: the value type's range (integers; '' when HINCRBY's 64-bit check is the
+    // range), checked before anything is written.
+    {script::map_merge, true, "'=' .. ARGV[4], 'n'", 0, R"lua(
 local cur, n = F1, tonumber(F2)
 local new
 if not cur then
   new = ARGV[5]
   n = n + 1
 elseif ARGV[6] == 'add' then
-  if ARGV[7] == 'i' then
-    -- Exact: Lua's sum below 2^53, else Redis' 64-bit HINCRBY on a scratch field.
-    local a, b = tonumber(cur), tonumber(ARGV[5])
-    new = int(a) and int(b) and int(a + b)
-    if not new then
+  local a, b = tonumber(cur), tonumber(ARGV[5])
+  if ARGV[7] == 'f' then
+    new = string.format('%.17g', a + b)
+  else
+    local x = a + b
+    if a > -9007199254740992 and a < 9007199254740992 and b > -9007199254740992 and b < 9007199254740992
+       and x > -9007199254740992 and x < 9007199254740992 then
+      -- Exact: the range bounds, as doubles, round outward, never in.
+      if ARGV[8] ~= '' and (x < tonumber(ARGV[8]) or x > tonumber(ARGV[9])) then
+        return redis.error_reply('CPPLESS_RANGE ' .. cur .. ' + ' .. ARGV[5] .. ' is out of range')
+      end
+      new = string.format('%d', x)
+    else
+      -- Beyond 2^53: Redis' 64-bit HINCRBY on a scratch field, then an exact range check.
+      --[[numeric]]
       redis.call('HSET', K, '~', cur)
       local ok = pcall(redis.call, 'HINCRBY', K, '~', ARGV[5])
       new = redis.call('HGET', K, '~')
       redis.call('HDEL', K, '~')
-      if not ok then return redis.error_reply('CPPLESS_RANGE ' .. cur .. ' + ' .. ARGV[5] .. ' is out of range') end
+      if not ok or (ARGV[8] ~= '' and (ncmp(new, ARGV[8], 'i') < 0 or ncmp(new, ARGV[9], 'i') > 0)) then
+        return redis.error_reply('CPPLESS_RANGE ' .. cur .. ' + ' .. ARGV[5] .. ' is out of range')
+      end
     end
-    -- The type's range: as numbers when the sum is exact (bounds round outward, never in), as
-    -- exact text otherwise.
-    local x = tonumber(new)
-    local out
-    if int(x) then out = x < tonumber(ARGV[8]) or x > tonumber(ARGV[9])
-    else out = icmp(new, ARGV[8]) < 0 or icmp(new, ARGV[9]) > 0 end
-    if out then return redis.error_reply('CPPLESS_RANGE ' .. cur .. ' + ' .. ARGV[5] .. ' is out of range') end
-  else
-    new = string.format('%.17g', tonumber(cur) + tonumber(ARGV[5]))
   end
-elseif ARGV[6] == 'min' then
-  if ncmp(ARGV[5], cur, ARGV[7]) < 0 then new = ARGV[5] else new = cur end
 else
-  if ncmp(ARGV[5], cur, ARGV[7]) > 0 then new = ARGV[5] else new = cur end
+  --[[numeric]]
+  local c = ncmp(ARGV[5], cur, ARGV[7])
+  if (ARGV[6] == 'min' and c < 0) or (ARGV[6] == 'max' and c > 0) then new = ARGV[5] else new = cur end
 end
 redis.call('HSET', K, '=' .. ARGV[4], new, 'n', tostring(n), REC, record(new))
 return {new}
@@ -462,7 +466,11 @@ std::array<script_source, static_cast<std::size_t>(script::count_)> build() {
     if (o.helpers & h_numeric) body += numeric;
     if (o.helpers & h_tokens) body += tokens;
     if (o.helpers & h_int) body += exact_int;
-    body += o.body;
+    // --[[numeric]] in a body: the comparison helper, defined only on the branch that needs it
+    // (a closure made on every call costs a little on the hot path).
+    std::string text = o.body;
+    for (std::size_t at; (at = text.find("--[[numeric]]")) != std::string::npos;) text.replace(at, 13, numeric);
+    body += text;
     all[static_cast<std::size_t>(o.id)].body = std::move(body);
   }
   for (auto& s : all) s.sha = sha1_hex(s.body);

@@ -146,11 +146,26 @@ TEST_F(shared_test, MapGetPutMerge) {
   EXPECT_TRUE(m.erase("a"));
   EXPECT_FALSE(m.erase("a"));
   EXPECT_EQ(m.size(), 1);
+  EXPECT_FALSE(m.get("a").has_value());
 
   auto small = store_.map<int, std::int8_t>("small");
   EXPECT_EQ(small.merge(1, 100, sh::merge_op::add), 100);
   EXPECT_THROW(small.merge(1, 100, sh::merge_op::add), sh::server_error);  // would leave int8
   EXPECT_EQ(small.get(1), 100);                                           // nothing changed
+
+  // Beyond 2^53, where doubles stop being exact: adds and comparisons stay exact.
+  constexpr std::int64_t big = std::int64_t{1} << 53, top = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(m.merge("big", big, sh::merge_op::add), big);
+  EXPECT_EQ(m.merge("big", 1, sh::merge_op::add), big + 1);
+  EXPECT_EQ(m.merge("big", big, sh::merge_op::max), big + 1);
+  EXPECT_EQ(m.merge("big", big + 2, sh::merge_op::max), big + 2);
+  EXPECT_EQ(m.merge("big", big + 1, sh::merge_op::min), big + 1);
+  m.put("top", top - 5);
+  EXPECT_EQ(m.merge("top", 5, sh::merge_op::add), top);
+  EXPECT_THROW(m.merge("top", 1, sh::merge_op::add), sh::server_error);
+  EXPECT_EQ(m.get("top"), top);
+  EXPECT_EQ(m.merge("neg", std::numeric_limits<std::int64_t>::min(), sh::merge_op::min), std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(m.merge("neg", -big - 1, sh::merge_op::min), std::numeric_limits<std::int64_t>::min());
 
   auto d = store_.map<point, double>("d");
   EXPECT_DOUBLE_EQ(d.merge({1, "x"}, 0.5, sh::merge_op::add), 0.5);

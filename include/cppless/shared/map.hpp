@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 namespace cppless::shared {
 
@@ -46,7 +47,9 @@ class map {
     requires numeric<V>
   {
     const std::string k = detail::encode(key), x = detail::encode(operand);
-    const std::string lo = detail::encode(std::numeric_limits<V>::lowest()), hi = detail::encode(std::numeric_limits<V>::max());
+    // The value type's range, for integer adds ('' when Redis' own 64-bit checks suffice).
+    static const std::string lo = std::is_same_v<V, std::int64_t> || std::floating_point<V> ? "" : detail::encode(std::numeric_limits<V>::lowest());
+    static const std::string hi = std::is_same_v<V, std::int64_t> || std::floating_point<V> ? "" : detail::encode(std::numeric_limits<V>::max());
     const char* name = op == merge_op::add ? "add" : op == merge_op::min ? "min" : "max";
     detail::reply r = detail::run(ref_, detail::script::map_merge, kind(), true, {k, x, name, detail::numeric_class<V>(), lo, hi});
     return detail::decode<V>(r.str_at(0));
