@@ -173,7 +173,7 @@ def plot_app(app, size, modes, cores, meta, out):
         ax.grid(alpha=0.3, which="both")
     ax_t.set_yscale("log")
     ax_t.set_ylabel("time, s (log scale; median, min–max over runs)")
-    ax_s.set_ylabel("speedup over serial (each harness' own serial run)")
+    ax_s.set_ylabel("speedup over the serial program")
     ax_s.set_ylim(bottom=0)
     ax_s.axhline(1, color="black", linewidth=0.5)
     name = f"Monte-Carlo pi, {size:,} samples" if app == "pi" else f"n-queens N={size}, prefix decomposition"

@@ -8,15 +8,16 @@
 # 2. builds what the suite needs outside CMake: the Ray C++ peer (bench/peers/ray_cpp/build.sh)
 #    and the kernels' C library that Lithops tasks load with ctypes
 # 3. runs every build/bench/bench_* (each figure repeated: bench_local several times, the others
-#    repeat inside), bench_apps (limits, cold start of Python workers, pi and n-queens strong
-#    scaling), multiprocessing.Pool, Lithops localhost, and Ray (Python and C++; inside a network
-#    namespace with only loopback, bench/peers/run_ray.sh)
+#    repeat inside), bench_apps limits and cold (Python workers), multiprocessing.Pool, Lithops
+#    localhost, Ray Python and C++ (inside a network namespace with only loopback,
+#    bench/peers/run_ray.sh), then pi and n-queens strong scaling with every contender taking
+#    turns round by round (bench/peers/py_peers.py apps), so drifting machine load hits all alike
 # 4. writes bench/results/*.jsonl and meta.json, draws docs/img/*.png (bench/plot.py) and
 #    regenerates the tables of docs/performance.md (bench/report.py)
 #
 # --quick runs the same suite, smaller (under 3 minutes on the 2-core machine once built), and
 # skips the other components' benchmarks (bench_shared, bench_graph: not part of this suite).
-# BENCH_ONLY="local apps mp lithops ray" restricts the steps that run (for development).
+# BENCH_ONLY="local others limits mp lithops ray apps" restricts the steps that run (development).
 set -uo pipefail
 build=${1:-build}
 shift || true
@@ -29,7 +30,7 @@ results=$here/results
 venv=${CPPLESS_BENCH_VENV:-$root/build/bench-venv}
 peers=$build/bench-peers
 work=$build/bench-tmp
-only=${BENCH_ONLY:-"local others apps mp lithops ray"}
+only=${BENCH_ONLY:-"local others limits mp lithops ray apps"}
 start=$(date +%s)
 
 want() { [[ " $only " == *" $1 "* ]]; }
@@ -37,18 +38,18 @@ say() { printf '== %s (%ds)\n' "$*" $(($(date +%s) - start)) >&2; }
 
 # Sizes: quick | full.
 if ((quick)); then
-  local_repeat=2; repeat=3
+  local_repeat=2; repeat=3; app_repeat=2
   limit_rounds=2000; cold_rounds=8; cold_repeat=2
-  pi_samples=40000000; queens=14; tasks=1,2,4,16,64,256
+  pi_samples=40000000; queens=14; tasks=1,2,8,64,256
   mp_rounds=300; mp_calls=4000
-  ray_rounds=200; ray_calls=1000; ray_app_repeat=3
-  lithops_rounds=4; lithops_calls=100; lithops_tasks=1,2,16; lithops_repeat=2
+  ray_rounds=200; ray_calls=1000
+  lithops_rounds=4; lithops_calls=100; lithops_tasks=1,2,8; lithops_repeat=2
 else
-  local_repeat=3; repeat=5
+  local_repeat=3; repeat=5; app_repeat=3
   limit_rounds=10000; cold_rounds=20; cold_repeat=3
-  pi_samples=200000000; queens=13,14,15; tasks=1,2,4,8,16,32,64,128,256
+  pi_samples=100000000; queens=13,14,15; tasks=1,2,4,8,16,32,64,128,256
   mp_rounds=2000; mp_calls=20000
-  ray_rounds=1000; ray_calls=10000; ray_app_repeat=5
+  ray_rounds=1000; ray_calls=10000
   lithops_rounds=15; lithops_calls=1000; lithops_tasks=$tasks; lithops_repeat=3
 fi
 
@@ -140,8 +141,8 @@ if want others; then
   done
 fi
 
-if want apps; then
-  out=$results/apps.jsonl
+if want limits; then
+  out=$results/limits.jsonl
   : >"$out"
   if [[ -x $apps ]]; then
     run_step "bench_apps limits" 300 "$out" "$apps" limits --rounds $limit_rounds --repeat $repeat
@@ -150,12 +151,8 @@ if want apps; then
     else
       echo '{"suite":"cold","case":"python_numpy","unavailable":"no venv with numpy (scripts/setup-bench.sh failed)"}' >>"$out"
     fi
-    run_step "bench_apps pi" 1200 "$out" "$apps" pi --samples $pi_samples --tasks $tasks --repeat $repeat
-    for n in ${queens//,/ }; do
-      run_step "bench_apps nqueens N=$n" 1200 "$out" "$apps" nqueens --n "$n" --depth 3 --tasks $tasks --repeat $repeat
-    done
   else
-    echo '{"suite":"apps","unavailable":"bench_apps could not be built"}' >>"$out"
+    echo '{"suite":"limits","case":"raw_eventfd","unavailable":"bench_apps could not be built"}' >>"$out"
   fi
 fi
 
@@ -167,18 +164,26 @@ fi
 
 if want lithops; then
   : >"$results/peers_lithops.jsonl"
-  run_step "Lithops localhost" 2400 "$results/peers_lithops.jsonl" \
+  run_step "Lithops localhost" 1200 "$results/peers_lithops.jsonl" \
     "$python" "$here/peers/py_peers.py" lithops --work "$work" --kernels "$kernels" \
-    --rounds $lithops_rounds --calls $lithops_calls --repeat $lithops_repeat \
-    --pi $pi_samples --nqueens $queens --depth 3 --tasks $lithops_tasks --app-repeat $lithops_repeat
+    --rounds $lithops_rounds --calls $lithops_calls --repeat $lithops_repeat
 fi
 
 if want ray; then
   : >"$results/peers_ray.jsonl"
-  run_step "Ray (Python and C++, own network namespace)" 2400 "$results/peers_ray.jsonl" \
-    bash "$here/peers/run_ray.sh" "$python" 2300 -- --ray-cpp "$peers/ray_cpp" --ray-cpp-apps pi,nqueens \
-    --rounds $ray_rounds --calls $ray_calls --repeat $repeat \
-    --pi $pi_samples --nqueens $queens --depth 3 --tasks $tasks --app-repeat $ray_app_repeat
+  run_step "Ray Python and C++ (own network namespace)" 1200 "$results/peers_ray.jsonl" \
+    bash "$here/peers/run_ray.sh" "$python" 1100 -- ray --ray-cpp "$peers/ray_cpp" \
+    --rounds $ray_rounds --calls $ray_calls --repeat $repeat
+fi
+
+# Applications: bench_apps (serial, std::thread, cppless), Ray C++ and Lithops take turns, one
+# repeat each per round, on one Ray cluster in the namespace (bench/peers/py_peers.py apps).
+if want apps; then
+  : >"$results/apps.jsonl"
+  run_step "applications: pi and n-queens, every contender in turn" 3600 "$results/apps.jsonl" \
+    bash "$here/peers/run_ray.sh" "$python" 3500 -- apps --bench-apps "$apps" --ray-cpp "$peers/ray_cpp" \
+    --kernels "$kernels" --work "$work" --pi $pi_samples --nqueens $queens --depth 3 \
+    --tasks $tasks --lithops-tasks $lithops_tasks --app-repeat $app_repeat
 fi
 
 # --- 4. plots and the document ---------------------------------------------------------------

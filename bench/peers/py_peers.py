@@ -9,6 +9,10 @@
         starts a local Ray cluster (run it inside a network namespace with only loopback:
         bench/peers/run_ray.sh does), measures Ray Python tasks, then runs the Ray C++ driver
         (DIR/ray_bench, DIR/lib/libray_bench.so) against the same cluster; shuts Ray down
+    py_peers.py apps    --bench-apps EXE --ray-cpp DIR --kernels LIB [--pi SAMPLES] [--nqueens N,N --depth D]
+                        [--tasks 1,2,...] [--lithops-tasks 1,2,...] [--app-repeat R] [--no-ray REASON]
+        pi and n-queens on bench_apps (serial, std::thread, cppless), Ray C++ and Lithops, one
+        repeat of each in turn (rotating order), on one Ray cluster (inside run_ray.sh's namespace)
     py_peers.py lithops --kernels LIB [--rounds N] [--calls N] [--repeat R] [--pi SAMPLES]
                         [--nqueens N,N --depth D] [--tasks 1,2,...] [--app-repeat R]
         Lithops with its localhost backend (version 1 runner); the application tasks call the
@@ -67,6 +71,8 @@ def unavailable(suites_cases, reason):
 
 
 def measure_latency(case, call, rounds, repeat, warmup=20):
+    if rounds <= 0:
+        return
     for _ in range(warmup):
         call()
     for r in range(repeat):
@@ -80,6 +86,8 @@ def measure_latency(case, call, rounds, repeat, warmup=20):
 
 
 def measure_throughput(case, submit_all, calls, repeat):
+    if calls <= 0:
+        return
     for r in range(repeat):
         t0 = time.perf_counter()
         results = submit_all(calls)
@@ -112,6 +120,16 @@ def run_mp(args):
 
 # --- Ray (Python tasks and the C++ driver) ----------------------------------------------------
 
+def start_ray(ray, temp):
+    """A local cluster of one node, one CPU per core, on 127.0.0.1 (run_ray.sh's namespace)."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    t0 = time.perf_counter()
+    ray.init(num_cpus=cores(), include_dashboard=False, _node_ip_address="127.0.0.1",
+             object_store_memory=256 << 20, _temp_dir=temp, log_to_driver=False, configure_logging=False)
+    log(f"Ray cluster up in {time.perf_counter() - t0:.1f} s at {ray.get_runtime_context().gcs_address}")
+    return ray.get_runtime_context().gcs_address
+
+
 def run_ray(args):
     cases = [("latency", "ray_python"), ("throughput", "ray_python")]
     cpp_cases = [("latency", "ray_cpp"), ("throughput", "ray_cpp")]
@@ -122,14 +140,9 @@ def run_ray(args):
         for app in args.ray_cpp_apps:
             emit(suite="apps", app=app, mode="ray_cpp", unavailable="ray not importable: " + reason_of(e))
         return
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     temp = tempfile.mkdtemp(prefix="cb-ray-")  # short: Ray's socket paths must fit 107 bytes
     try:
-        t0 = time.perf_counter()
-        ray.init(num_cpus=cores(), include_dashboard=False, _node_ip_address="127.0.0.1",
-                 object_store_memory=256 << 20, _temp_dir=temp, log_to_driver=False,
-                 configure_logging=False)
-        log(f"Ray cluster up in {time.perf_counter() - t0:.1f} s at {ray.get_runtime_context().gcs_address}")
+        start_ray(ray, temp)
     except Exception as e:  # noqa: BLE001
         traceback.print_exc()
         unavailable(cases + cpp_cases, "ray.init failed: " + reason_of(e))
@@ -346,9 +359,112 @@ def run_lithops(args):
         shutil.rmtree(work, ignore_errors=True)
 
 
+# --- applications, all contenders interleaved ------------------------------------------------
+
+def run_json(cmd, timeout, repeat):
+    """Runs one harness; returns (its JSON records with "repeat" set, None or a failure reason)."""
+    log("running " + " ".join(cmd))
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+        out, err, rc = proc.stdout, proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err, rc = f"timed out after {timeout} s", -1
+    except OSError as e:
+        return [], reason_of(e)
+    recs = []
+    for line in out.splitlines():
+        if line.strip().startswith("{"):
+            rec = json.loads(line)
+            if "seconds" in rec:
+                rec["repeat"] = repeat
+            recs.append(rec)
+    if rc != 0:
+        return recs, f"{os.path.basename(cmd[0])} exited {rc}: " + " ".join(err.strip().splitlines()[-2:])[:300]
+    return recs, None
+
+
+def run_apps(args):
+    """Pi and n-queens on every contender, interleaved: each round runs one repeat of each workload
+    on bench_apps (serial, std::thread, cppless), Ray C++ and Lithops, in an order that rotates
+    from round to round, so that the machine's load (shared, and it drifts) falls alike on all."""
+    tasks = args.tasks
+    workloads = []
+    if args.pi:
+        workloads.append(("pi", args.pi, ["pi", "--samples", str(args.pi)], ["--pi", str(args.pi)],
+                          ["--pi", str(args.pi)]))
+    for n in args.nqueens:
+        q = ["--nqueens", str(n), "--depth", str(args.depth)]
+        workloads.append(("nqueens", n, ["nqueens", "--n", str(n), "--depth", str(args.depth)], q, q))
+    down = {}  # contender -> reason it is unavailable
+
+    def give_up(who, mode_list, reason):
+        if who in down:
+            return
+        down[who] = reason
+        for app, size, *_ in workloads:
+            for mode in mode_list:
+                emit(suite="apps", app=app, size=size, mode=mode, unavailable=reason)
+
+    if not os.access(args.bench_apps, os.X_OK):
+        give_up("bench_apps", ["serial", "threads", "cppless"], f"{args.bench_apps} not built")
+    ray_mod, temp, address = None, None, None
+    if args.no_ray:
+        give_up("ray_cpp", ["ray_cpp"], args.no_ray)
+    elif not (args.ray_cpp and os.access(os.path.join(args.ray_cpp, "ray_bench"), os.X_OK)):
+        why = "not built"
+        note = os.path.join(args.ray_cpp or ".", "unavailable.txt")
+        if os.path.exists(note):
+            why = open(note).read().strip() or why
+        give_up("ray_cpp", ["ray_cpp"], why)
+    else:
+        try:
+            import ray as ray_mod
+            temp = tempfile.mkdtemp(prefix="cb-ray-")
+            address = start_ray(ray_mod, temp)
+        except Exception as e:  # noqa: BLE001
+            traceback.print_exc()
+            give_up("ray_cpp", ["ray_cpp"], "Ray did not start: " + reason_of(e))
+    if not args.kernels or not os.path.exists(args.kernels):
+        give_up("lithops", ["lithops"], "kernel library not built")
+    try:
+        contenders = ["bench_apps", "ray_cpp", "lithops"]
+        for r in range(args.app_repeat):
+            for app, size, apps_args, ray_args, lithops_args in workloads:
+                k = r % len(contenders)
+                for who in contenders[k:] + contenders[:k]:
+                    if who in down:
+                        continue
+                    if who == "bench_apps":
+                        cmd = [args.bench_apps] + apps_args + ["--tasks", tasks, "--repeat", "1"]
+                        modes = ["serial", "threads", "cppless"]
+                    elif who == "ray_cpp":
+                        cmd = [os.path.join(args.ray_cpp, "ray_bench"), "--address", address, "--code",
+                               os.path.join(args.ray_cpp, "lib"), "--app-repeat", "1", "--tasks", tasks] + ray_args
+                        modes = ["ray_cpp"]
+                    else:
+                        cmd = [sys.executable, os.path.abspath(__file__), "lithops", "--work", args.work,
+                               "--kernels", args.kernels, "--rounds", "0", "--calls", "0", "--app-repeat", "1",
+                               "--tasks", args.lithops_tasks or tasks] + lithops_args
+                        modes = ["lithops"]
+                    recs, failure = run_json(cmd, args.round_timeout, r)
+                    for rec in recs:
+                        if "unavailable" in rec:
+                            give_up(who, modes, rec["unavailable"])
+                        else:
+                            emit(**rec)
+                    if failure:
+                        give_up(who, modes, failure)
+    finally:
+        if ray_mod is not None and ray_mod.is_initialized():
+            ray_mod.shutdown()
+        if temp:
+            shutil.rmtree(temp, ignore_errors=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("peer", choices=["mp", "ray", "lithops"])
+    p.add_argument("peer", choices=["mp", "ray", "lithops", "apps"])
     p.add_argument("--rounds", type=int, default=1000)
     p.add_argument("--calls", type=int, default=10000)
     p.add_argument("--repeat", type=int, default=3)
@@ -362,13 +478,19 @@ def main():
     p.add_argument("--depth", type=int, default=3)
     p.add_argument("--tasks", default="1,2,4,8,16,32,64,128,256")
     p.add_argument("--app-repeat", type=int, default=3)
+    p.add_argument("--bench-apps", default="", help="apps: the bench_apps executable")
+    p.add_argument("--lithops-tasks", default="", help="apps: Lithops' task counts (default: --tasks)")
+    p.add_argument("--no-ray", default="", help="apps: the reason Ray cannot run (no Ray C++ then)")
+    p.add_argument("--round-timeout", type=int, default=900)
     args = p.parse_args()
     sys.stdout = sys.stderr
     args.ray_cpp = os.path.abspath(args.ray_cpp) if args.ray_cpp else ""
     args.kernels = os.path.abspath(args.kernels) if args.kernels else ""
     args.ray_cpp_apps = [a for a in args.ray_cpp_apps.split(",") if a]
     args.nqueens = [int(n) for n in args.nqueens.split(",") if n]
-    {"mp": run_mp, "ray": run_ray, "lithops": run_lithops}[args.peer](args)
+    args.bench_apps = os.path.abspath(args.bench_apps) if args.bench_apps else ""
+    args.work = os.path.abspath(args.work) if args.work else ""
+    {"mp": run_mp, "ray": run_ray, "lithops": run_lithops, "apps": run_apps}[args.peer](args)
 
 
 if __name__ == "__main__":

@@ -4,21 +4,28 @@
 # otherwise, and here nothing may leave loopback. The namespace is deleted afterwards, and any
 # process still in it (all of them started by this script) is ended by its pid.
 #
-#   bench/peers/run_ray.sh <venv python> <timeout s> -- <py_peers.py ray arguments...>
-# JSON lines on stdout; if the namespace cannot be made, "unavailable" lines instead.
+#   bench/peers/run_ray.sh <venv python> <timeout s> -- ray|apps <py_peers.py arguments...>
+# JSON lines on stdout. If the namespace cannot be made: "unavailable" lines for Ray instead, and
+# `apps` runs outside any namespace without Ray (--no-ray).
 set -uo pipefail
 python=$1
 limit=$2
 shift 2
 [[ ${1:-} == -- ]] && shift
+what=${1:-ray}
+shift
+args=("$@")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ns="cppless-bench-$$"
 
 unavailable() {
+  if [[ $what == apps ]]; then
+    timeout --kill-after=10 "$limit" "$python" "$here/py_peers.py" apps --no-ray "$1" "${args[@]}"
+    return
+  fi
   for c in latency:ray_python throughput:ray_python latency:ray_cpp throughput:ray_cpp; do
     printf '{"suite":"%s","case":"%s","unavailable":"%s"}\n' "${c%%:*}" "${c#*:}" "$1"
   done
-  for app in pi nqueens; do printf '{"suite":"apps","app":"%s","mode":"ray_cpp","unavailable":"%s"}\n' "$app" "$1"; done
 }
 
 cleanup() {
@@ -49,7 +56,7 @@ ip netns exec "$ns" ip link set lo up
 
 # Ray's processes stay inside the namespace (they inherit it), so `ip netns pids` finds them all.
 timeout --kill-after=10 "$limit" ip netns exec "$ns" env RAY_USAGE_STATS_ENABLED=0 \
-  "$python" "$here/py_peers.py" ray "$@"
+  "$python" "$here/py_peers.py" "$what" "${args[@]}"
 rc=$?
 if ((rc == 124 || rc == 137)); then
   echo "run_ray: timed out after $limit s" >&2
