@@ -13,6 +13,7 @@
                         [--tasks 1,2,...] [--lithops-tasks 1,2,...] [--app-repeat R] [--no-ray REASON]
         pi and n-queens on bench_apps (serial, std::thread, cppless), Ray C++ and Lithops, one
         repeat of each in turn (rotating order), on one Ray cluster (inside run_ray.sh's namespace)
+        with one long-lived Ray C++ driver (ray_bench --serve)
     py_peers.py lithops --kernels LIB [--rounds N] [--calls N] [--repeat R] [--pi SAMPLES]
                         [--nqueens N,N --depth D] [--tasks 1,2,...] [--app-repeat R]
         Lithops with its localhost backend (version 1 runner); the application tasks call the
@@ -384,6 +385,48 @@ def run_json(cmd, timeout, repeat):
     return recs, None
 
 
+class ServedDriver:
+    """ray_bench --serve: one long-lived Ray driver across all rounds, as a Ray user keeps one."""
+
+    def __init__(self, cmd):
+        log("starting " + " ".join(cmd))
+        self.err = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
+                                     text=True, bufsize=1)
+
+    def run(self, line, repeat, timeout):
+        import threading
+        timer = threading.Timer(timeout, self.proc.kill)
+        timer.start()
+        recs = []
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+            for out in self.proc.stdout:
+                if not out.strip().startswith("{"):
+                    continue
+                rec = json.loads(out)
+                if rec.get("done"):
+                    return recs, None
+                if "seconds" in rec:
+                    rec["repeat"] = repeat
+                recs.append(rec)
+        except (OSError, ValueError) as e:
+            return recs, reason_of(e)
+        finally:
+            timer.cancel()
+        self.err.seek(0)
+        tail = " ".join(self.err.read().strip().splitlines()[-2:])[:300]
+        return recs, f"ray_bench ended (exit {self.proc.poll()}): {tail}"
+
+    def close(self):
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=60)
+        except Exception:  # noqa: BLE001
+            self.proc.kill()
+
+
 def run_apps(args):
     """Pi and n-queens on every contender, interleaved: each round runs one repeat of each workload
     on bench_apps (serial, std::thread, cppless), Ray C++ and Lithops, in an order that rotates
@@ -391,11 +434,12 @@ def run_apps(args):
     tasks = args.tasks
     workloads = []
     if args.pi:
-        workloads.append(("pi", args.pi, ["pi", "--samples", str(args.pi)], ["--pi", str(args.pi)],
+        workloads.append(("pi", args.pi, ["pi", "--samples", str(args.pi)], f"pi {args.pi}",
                           ["--pi", str(args.pi)]))
     for n in args.nqueens:
         q = ["--nqueens", str(n), "--depth", str(args.depth)]
-        workloads.append(("nqueens", n, ["nqueens", "--n", str(n), "--depth", str(args.depth)], q, q))
+        workloads.append(("nqueens", n, ["nqueens", "--n", str(n), "--depth", str(args.depth)],
+                          f"nqueens {n} {args.depth}", q))
     down = {}  # contender -> reason it is unavailable
 
     def give_up(who, mode_list, reason):
@@ -408,7 +452,7 @@ def run_apps(args):
 
     if not os.access(args.bench_apps, os.X_OK):
         give_up("bench_apps", ["serial", "threads", "cppless"], f"{args.bench_apps} not built")
-    ray_mod, temp, address = None, None, None
+    ray_mod, temp, address, driver = None, None, None, None
     if args.no_ray:
         give_up("ray_cpp", ["ray_cpp"], args.no_ray)
     elif not (args.ray_cpp and os.access(os.path.join(args.ray_cpp, "ray_bench"), os.X_OK)):
@@ -422,6 +466,8 @@ def run_apps(args):
             import ray as ray_mod
             temp = tempfile.mkdtemp(prefix="cb-ray-")
             address = start_ray(ray_mod, temp)
+            driver = ServedDriver([os.path.join(args.ray_cpp, "ray_bench"), "--address", address, "--code",
+                                   os.path.join(args.ray_cpp, "lib"), "--tasks", tasks, "--serve", "yes"])
         except Exception as e:  # noqa: BLE001
             traceback.print_exc()
             give_up("ray_cpp", ["ray_cpp"], "Ray did not start: " + reason_of(e))
@@ -439,9 +485,12 @@ def run_apps(args):
                         cmd = [args.bench_apps] + apps_args + ["--tasks", tasks, "--repeat", "1"]
                         modes = ["serial", "threads", "cppless"]
                     elif who == "ray_cpp":
-                        cmd = [os.path.join(args.ray_cpp, "ray_bench"), "--address", address, "--code",
-                               os.path.join(args.ray_cpp, "lib"), "--app-repeat", "1", "--tasks", tasks] + ray_args
-                        modes = ["ray_cpp"]
+                        recs, failure = driver.run(f"{ray_args} {r}", r, args.round_timeout)
+                        for rec in recs:
+                            emit(**rec)
+                        if failure:
+                            give_up(who, ["ray_cpp"], failure)
+                        continue
                     else:
                         cmd = [sys.executable, os.path.abspath(__file__), "lithops", "--work", args.work,
                                "--kernels", args.kernels, "--rounds", "0", "--calls", "0", "--app-repeat", "1",
@@ -456,6 +505,8 @@ def run_apps(args):
                     if failure:
                         give_up(who, modes, failure)
     finally:
+        if driver is not None:
+            driver.close()
         if ray_mod is not None and ray_mod.is_initialized():
             ray_mod.shutdown()
         if temp:

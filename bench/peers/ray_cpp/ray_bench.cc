@@ -5,6 +5,7 @@
 //
 //   ray_bench --address HOST:PORT --code DIR [--repeat 3] [--latency ROUNDS] [--throughput CALLS]
 //             [--app-repeat 3] [--pi SAMPLES] [--nqueens N,N,... --depth 3] [--tasks 1,2,4,...,256]
+//             [--serve yes]   (then reads "pi SAMPLES REPEAT" / "nqueens N DEPTH REPEAT" lines)
 #include <ray/api.h>
 
 #include "../../apps/kernels.hpp"
@@ -15,6 +16,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
+#include <thread>
 #include <numeric>
 #include <sstream>
 #include <string>
@@ -67,6 +70,44 @@ void emit_run(const char* app, long size, int tasks, int repeat, double seconds,
   std::fflush(stdout);
 }
 
+// One repeat of the strong-scaling sweep, preceded by the serial loop timed in this driver.
+void run_pi(long samples, int r, const std::vector<int>& counts) {
+  {
+    auto t0 = clock_type::now();
+    double pi = bench_kernels::pi_estimate(samples, 0);
+    emit_run("pi", samples, 1, r, seconds_since(t0), std::fabs(pi - 3.14159265) < 0.01, "serial");
+  }
+  for (int tasks : counts) {
+    const long per_task = samples / tasks;
+    auto t0 = clock_type::now();
+    std::vector<ray::ObjectRef<double>> refs;
+    for (int i = 0; i < tasks; ++i) refs.push_back(ray::Task(PiTask).Remote(per_task, static_cast<unsigned>(i)));
+    auto results = ray::Get(refs);
+    double sum = 0;
+    for (auto& p : results) sum += *p;
+    emit_run("pi", samples, tasks, r, seconds_since(t0), std::fabs(sum / tasks - 3.14159265) < 0.01);
+  }
+}
+
+void run_queens(int n, int depth, int r, const std::vector<int>& counts) {
+  const auto all = bench_kernels::queens_prefixes(n, depth);
+  {
+    auto t0 = clock_type::now();
+    long total = bench_kernels::queens_solve(n, depth, all.data(), all.size() / static_cast<std::size_t>(depth));
+    emit_run("nqueens", n, 1, r, seconds_since(t0), total == bench_kernels::queens_known(n), "serial");
+  }
+  for (int tasks : counts) {
+    auto t0 = clock_type::now();
+    std::vector<ray::ObjectRef<long>> refs;
+    for (int t = 0; t < tasks; ++t)
+      refs.push_back(ray::Task(QueensTask).Remote(n, depth, bench_kernels::queens_share(all, depth, t, tasks)));
+    auto results = ray::Get(refs);
+    long total = 0;
+    for (auto& c : results) total += *c;
+    emit_run("nqueens", n, tasks, r, seconds_since(t0), total == bench_kernels::queens_known(n));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -89,11 +130,26 @@ int main(int argc, char** argv) {
   }
   const std::string payload(64, 'x');
 
-  // Warm-up: C++ workers are started on demand; cold start is not what this measures.
+  // Warm-up: C++ workers are started on demand; cold start is not what this measures. A few
+  // tasks per core of each remote function, each a few milliseconds. (Queueing hundreds of tasks
+  // here makes Ray start many more workers than cores and retire them later, which disturbs
+  // every measurement that follows, Ray's and the others'.)
   {
-    std::vector<ray::ObjectRef<std::string>> refs;
-    for (int i = 0; i < 8; ++i) refs.push_back(ray::Task(Noop).Remote(payload));
-    ray::Get(refs);
+    const int most = 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const auto prefixes = bench_kernels::queens_prefixes(10, 2);
+    for (int round = 0; round < 2; ++round) {
+      std::vector<ray::ObjectRef<double>> pis;
+      std::vector<ray::ObjectRef<long>> queens;
+      std::vector<ray::ObjectRef<std::string>> noops;
+      for (int i = 0; i < most; ++i) {
+        pis.push_back(ray::Task(PiTask).Remote(300000L, static_cast<unsigned>(i)));
+        queens.push_back(ray::Task(QueensTask).Remote(10, 2, prefixes));
+        noops.push_back(ray::Task(Noop).Remote(payload));
+      }
+      ray::Get(pis);
+      ray::Get(queens);
+      ray::Get(noops);
+    }
   }
 
   if (long rounds = option_long(argc, argv, "--latency", 0); rounds > 0)
@@ -122,46 +178,32 @@ int main(int argc, char** argv) {
     }
 
   if (long samples = option_long(argc, argv, "--pi", 0); samples > 0)
-    for (int r = 0; r < app_repeat; ++r) {
-      {
-        auto t0 = clock_type::now();
-        double pi = bench_kernels::pi_estimate(samples, 0);
-        emit_run("pi", samples, 1, r, seconds_since(t0), std::fabs(pi - 3.14159265) < 0.01, "serial");
-      }
-      for (int tasks : counts) {
-        const long per_task = samples / tasks;
-        auto t0 = clock_type::now();
-        std::vector<ray::ObjectRef<double>> refs;
-        for (int i = 0; i < tasks; ++i) refs.push_back(ray::Task(PiTask).Remote(per_task, static_cast<unsigned>(i)));
-        auto results = ray::Get(refs);
-        double sum = 0;
-        for (auto& p : results) sum += *p;
-        emit_run("pi", samples, tasks, r, seconds_since(t0), std::fabs(sum / tasks - 3.14159265) < 0.01);
-      }
-    }
-
+    for (int r = 0; r < app_repeat; ++r) run_pi(samples, r, counts);
+  const int depth = static_cast<int>(option_long(argc, argv, "--depth", 3));
   std::stringstream queens(option(argc, argv, "--nqueens", ""));
   for (std::string item; std::getline(queens, item, ',');) {
     const int n = std::atoi(item.c_str());
     if (n < 4 || n > 16) continue;
-    const int depth = static_cast<int>(option_long(argc, argv, "--depth", 3));
-    const auto all = bench_kernels::queens_prefixes(n, depth);
-    for (int r = 0; r < app_repeat; ++r) {
-      {
-        auto t0 = clock_type::now();
-        long total = bench_kernels::queens_solve(n, depth, all.data(), all.size() / static_cast<std::size_t>(depth));
-        emit_run("nqueens", n, 1, r, seconds_since(t0), total == bench_kernels::queens_known(n), "serial");
+    for (int r = 0; r < app_repeat; ++r) run_queens(n, depth, r, counts);
+  }
+
+  // --serve: one long-lived driver (as a Ray user keeps one), told by its parent what to run:
+  // lines "pi SAMPLES REPEAT" or "nqueens N DEPTH REPEAT"; answers with JSON lines and {"done":true}.
+  if (std::strcmp(option(argc, argv, "--serve", "no"), "yes") == 0) {
+    std::string word;
+    while (std::cin >> word) {
+      if (word == "pi") {
+        long samples;
+        int r;
+        std::cin >> samples >> r;
+        run_pi(samples, r, counts);
+      } else if (word == "nqueens") {
+        int n, d, r;
+        std::cin >> n >> d >> r;
+        if (n >= 4 && n <= 16 && d >= 1 && d < n) run_queens(n, d, r, counts);
       }
-      for (int tasks : counts) {
-        auto t0 = clock_type::now();
-        std::vector<ray::ObjectRef<long>> refs;
-        for (int t = 0; t < tasks; ++t)
-          refs.push_back(ray::Task(QueensTask).Remote(n, depth, bench_kernels::queens_share(all, depth, t, tasks)));
-        auto results = ray::Get(refs);
-        long total = 0;
-        for (auto& c : results) total += *c;
-        emit_run("nqueens", n, tasks, r, seconds_since(t0), total == bench_kernels::queens_known(n));
-      }
+      std::printf("{\"done\":true}\n");
+      std::fflush(stdout);
     }
   }
 
