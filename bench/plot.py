@@ -216,7 +216,7 @@ def plot_serialization(ser, meta, out):
     ax.set_yscale("log")
     ax.set_ylabel("GiB/s of own payload (log scale; p10–p90)")
     ax.set_title("Serialization: 1M uint32_t and 100k {int, int, string(42)}\n" + subtitle(meta), fontsize=10)
-    ax.legend(fontsize=8, ncol=4)
+    ax.legend(fontsize=8, ncol=len(impls), loc="upper center", bbox_to_anchor=(0.5, -0.14))
     ax.grid(axis="y", which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
