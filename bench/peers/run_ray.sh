@@ -17,15 +17,20 @@ shift
 args=("$@")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ns="cppless-bench-$$"
+# Ray's session files (short path: its socket names must fit 107 bytes); removed at the end, also
+# what Ray's processes write after ray.shutdown() returned.
+tmp=$(mktemp -d /tmp/cb-XXXXXX)
 
 unavailable() {
   if [[ $what == apps ]]; then
-    timeout --kill-after=10 "$limit" "$python" "$here/py_peers.py" apps --no-ray "$1" "${args[@]}"
+    TMPDIR=$tmp timeout --kill-after=10 "$limit" "$python" "$here/py_peers.py" apps --no-ray "$1" "${args[@]}"
+    rm -rf "$tmp"
     return
   fi
   for c in latency:ray_python throughput:ray_python latency:ray_cpp throughput:ray_cpp; do
     printf '{"suite":"%s","case":"%s","unavailable":"%s"}\n' "${c%%:*}" "${c#*:}" "$1"
   done
+  rm -rf "$tmp"
 }
 
 cleanup() {
@@ -39,6 +44,7 @@ cleanup() {
     [[ -n $pids ]] && kill -KILL $pids 2>/dev/null || true
   fi
   ip netns del "$ns" 2>/dev/null || true
+  rm -rf "$tmp"
 }
 
 if ! command -v ip >/dev/null 2>&1; then
@@ -55,7 +61,7 @@ trap cleanup EXIT INT TERM
 ip netns exec "$ns" ip link set lo up
 
 # Ray's processes stay inside the namespace (they inherit it), so `ip netns pids` finds them all.
-timeout --kill-after=10 "$limit" ip netns exec "$ns" env RAY_USAGE_STATS_ENABLED=0 \
+timeout --kill-after=10 "$limit" ip netns exec "$ns" env RAY_USAGE_STATS_ENABLED=0 TMPDIR="$tmp" \
   "$python" "$here/py_peers.py" "$what" "${args[@]}"
 rc=$?
 if ((rc == 124 || rc == 137)); then
