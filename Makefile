@@ -6,7 +6,7 @@ CC         := clang-19
 CMAKE_ARGS ?=
 JOBS       ?= $(shell nproc)
 
-.PHONY: setup configure build demo test test-sanitize bench clean
+.PHONY: setup configure build demo test test-sanitize bench bench-quick clean
 
 setup:
 	@bash scripts/setup.sh
@@ -36,6 +36,10 @@ test-sanitize: setup
 
 bench: build
 	@bash bench/run.sh $(BUILD)
+
+# The same suite with fewer rounds and smaller problems (minutes instead of tens of minutes).
+bench-quick: build
+	@bash bench/run.sh $(BUILD) --quick
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)

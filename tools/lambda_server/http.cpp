@@ -547,6 +547,13 @@ void event_loop::watch_output(int fd, std::function<void(std::string_view)> fn) 
   });
 }
 
+void event_loop::drain_output(int fd) {
+  auto it = watches_.find(fd);
+  if (it == watches_.end()) return;
+  auto w = it->second;
+  w->fn(EPOLLIN);
+}
+
 void event_loop::run() {
   epoll_event events[256];
   while (running_) {

@@ -69,6 +69,9 @@ class event_loop {
   void on_child_exit(std::function<void(int pid, int status)> fn) { child_exit_ = std::move(fn); }
   // Calls fn(bytes) whenever fd has data; fn(empty) at end of file (then fd is closed).
   void watch_output(int fd, std::function<void(std::string_view)> fn);
+  // Reads what a watched output fd holds now, without waiting for epoll to report it: a runtime
+  // writes its log before it posts its response, and the log tail must include those lines.
+  void drain_output(int fd);
 
   void run();  // until stop()
   void stop() { running_ = false; }

@@ -48,6 +48,7 @@ struct environment {
   bool waiting = false;
   std::shared_ptr<invocation> current;
   std::string log;          // output since the current invocation started
+  int output_fd = -1;       // the read end of its stdout/stderr pipe, until end of file
 };
 
 namespace {
@@ -330,9 +331,13 @@ void lambda_service::spawn(function& fn) {
   env->pid = pid;
   if (out[0] >= 0) {
     const bool forward = options_.forward_output;
+    env->output_fd = out[0];
     loop_.watch_output(out[0], [weak, forward](std::string_view bytes) {
       if (forward && !bytes.empty()) [[maybe_unused]] auto n = ::write(2, bytes.data(), bytes.size());
-      if (auto e = weak.lock(); e && e->log.size() < 65536) e->log.append(bytes);
+      auto e = weak.lock();
+      if (!e) return;
+      if (bytes.empty()) e->output_fd = -1;  // end of file: the loop closed it
+      else if (e->log.size() < 65536) e->log.append(bytes);
     });
   }
   fn.envs.push_back(env);
@@ -379,6 +384,7 @@ void lambda_service::finish(invocation& inv, int status, std::string body, const
     ++counters_.errors;
   }
   if (inv.tail && env) {
+    if (env->output_fd >= 0) loop_.drain_output(env->output_fd);
     const auto began = inv.started == steady::time_point{} ? inv.received : inv.started;
     const double ms = std::chrono::duration<double, std::milli>(steady::now() - began).count();
     char report[512];

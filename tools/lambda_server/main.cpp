@@ -15,6 +15,7 @@
 #include "lambda.hpp"
 #include "tls.hpp"
 
+#include <openssl/ssl.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 
 namespace {
@@ -116,6 +118,8 @@ int main(int argc, char** argv) {
   ::sigprocmask(SIG_BLOCK, &mask, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
+  // Declared before the loop, so it outlives the connections that refer to it.
+  std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)> tls(nullptr, SSL_CTX_free);
   try {
     event_loop loop;
     const unsigned default_timeout = options.default_timeout;
@@ -124,10 +128,10 @@ int main(int argc, char** argv) {
       if (!f.timeout) f.timeout = default_timeout;
       service.add_function(std::move(f));
     }
-    SSL_CTX* tls = ca_file.empty() ? nullptr : make_tls_context(ca_file);
+    if (!ca_file.empty()) tls.reset(make_tls_context(ca_file));
     const int bound = loop.listen(port, [&service](http_request&& req, reply_to reply) {
       service.handle(std::move(req), std::move(reply));
-    }, tls);
+    }, tls.get());
     // Stop cleanly on SIGTERM/SIGINT: the service's destructor kills the environments.
     const int stop_fd = ::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     loop.watch_output(stop_fd, [&loop](std::string_view) { loop.stop(); });
