@@ -25,6 +25,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -38,18 +39,19 @@ using cppless::local::region;
 using cppless::local::ring;
 
 struct summary {
-  double median_ns, p99_ns, p10_ns;
+  double median_ns, p99_ns, p10_ns, p25_ns, p75_ns, p90_ns;
 };
 
 summary summarize(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   auto at = [&](double q) { return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))]; };
-  return {at(0.5), at(0.99), at(0.10)};
+  return {at(0.5), at(0.99), at(0.10), at(0.25), at(0.75), at(0.90)};
 }
 
 void emit(const char* name, const summary& s, std::size_t samples, const char* extra = "") {
-  std::printf("{\"suite\":\"local\",\"case\":\"%s\",\"median_ns\":%.0f,\"p10_ns\":%.0f,\"p99_ns\":%.0f,\"samples\":%zu%s}\n",
-              name, s.median_ns, s.p10_ns, s.p99_ns, samples, extra);
+  std::printf("{\"suite\":\"local\",\"case\":\"%s\",\"median_ns\":%.0f,\"p10_ns\":%.0f,\"p25_ns\":%.0f,"
+              "\"p75_ns\":%.0f,\"p90_ns\":%.0f,\"p99_ns\":%.0f,\"samples\":%zu%s}\n",
+              name, s.median_ns, s.p10_ns, s.p25_ns, s.p75_ns, s.p90_ns, s.p99_ns, samples, extra);
   std::fflush(stdout);
 }
 
@@ -158,13 +160,17 @@ summary calls(std::chrono::microseconds hot_poll, int rounds) {
   auto instance = dispatcher.create_instance();
   payload64 in{}, out{};
   auto noop = [](const payload64& p) { return p; };
-  std::vector<double> samples;
+  std::vector<double> samples, sends;
   for (int i = 0; i < rounds + 100; ++i) {
     auto t0 = clock_type::now();
     cppless::dispatch(instance, noop, out, in);
+    auto t1 = clock_type::now();
     instance.wait_one();
     if (i >= 100) samples.push_back(std::chrono::duration<double, std::nano>(clock_type::now() - t0).count());
+    if (i >= 100) sends.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
   }
+  if (std::getenv("CPPLESS_BENCH_SPLIT"))
+    std::fprintf(stderr, "dispatch() alone: median %.0f ns\n", summarize(sends).median_ns);
   return summarize(samples);
 }
 
@@ -220,6 +226,21 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const int rounds = quick ? 2000 : 20000;
   const int cold_rounds = quick ? 20 : 100;
+  // --hot-only N: N raw round trips and N hot calls. --calls-only N: just the calls (for
+  // profilers: perf record -e cpu-clock -- bench_local --calls-only 300000).
+  if (argc > 2 && (std::strcmp(argv[1], "--hot-only") == 0 || std::strcmp(argv[1], "--calls-only") == 0)) {
+    const int n = std::atoi(argv[2]);
+    summary spin{1, 1, 1, 1, 1, 1};
+    if (std::strcmp(argv[1], "--hot-only") == 0) {
+      spin = raw_ring(false, n);
+      emit("raw_shm_spin", spin, static_cast<std::size_t>(n));
+    }
+    auto hot = calls(std::chrono::microseconds(1000), n);
+    char extra[96];
+    std::snprintf(extra, sizeof extra, ",\"ratio_vs_raw\":%.2f", hot.median_ns / spin.median_ns);
+    emit("call_hot", hot, static_cast<std::size_t>(n), extra);
+    return 0;
+  }
 
   auto spin = raw_ring(false, rounds);
   emit("raw_shm_spin", spin, rounds);

@@ -71,8 +71,9 @@ void local_pool::submit(invocation&& work, completion done) {
   c.work = std::move(work);
   c.done = std::move(done);
   c.submitted = clock::now();
+  const auto now = c.submitted;
   enqueue(std::move(c), false);
-  schedule();
+  schedule(now);
   // A driver asleep in epoll would not see a worker started by this thread: wake it.
   if (sleeping_) {
     std::uint64_t one = 1;
@@ -117,7 +118,7 @@ local_pool::worker* local_pool::spawn() {
   return workers_.back().get();
 }
 
-void local_pool::schedule() {
+void local_pool::schedule(clock::time_point now) {
   while (!queue_.empty()) {
     worker* w = pick_worker();
     if (!w) {
@@ -135,13 +136,14 @@ void local_pool::schedule() {
     }
     const std::uint64_t id = queue_.front();
     queue_.pop_front();
-    assign(id, *w);
+    if (now == clock::time_point{}) now = clock::now();
+    assign(id, *w, now);
   }
 }
 
-void local_pool::assign(std::uint64_t id, worker& w) {
+void local_pool::assign(std::uint64_t id, worker& w, clock::time_point now) {
   call& c = calls_.at(id);
-  c.assigned = clock::now();
+  c.assigned = now;
   c.runner = w.generation;
   if (c.work.config.timeout_s) c.deadline = c.assigned + std::chrono::seconds(c.work.config.timeout_s);
   w.running.push_back(id);
@@ -163,22 +165,18 @@ void local_pool::send(worker& w, const protocol::frame_header& header, byte_buff
 bool local_pool::flush(worker& w) {
   ring out = w.shared.to_worker();
   bool wrote = false;
+  constexpr std::size_t header_size = sizeof(protocol::frame_header);
   while (!w.outbound.empty()) {
     outgoing& o = w.outbound.front();
-    constexpr std::size_t header_size = sizeof(protocol::frame_header);
-    if (o.sent < header_size) {
-      auto n = out.write_some(reinterpret_cast<const std::byte*>(&o.header) + o.sent, header_size - o.sent);
-      o.sent += n;
-      wrote |= n > 0;
-      if (o.sent < header_size) break;
-    }
-    const std::size_t done = o.sent - header_size;
-    if (done < o.payload.size()) {
-      auto n = out.write_some(o.payload.data() + done, o.payload.size() - done);
-      o.sent += n;
-      wrote |= n > 0;
-      if (o.sent - header_size < o.payload.size()) break;
-    }
+    const std::size_t total = header_size + o.payload.size();
+    const auto* header = reinterpret_cast<const std::byte*>(&o.header);
+    std::span<const std::byte> head{}, body = o.payload.span();
+    if (o.sent < header_size) head = {header + o.sent, header_size - o.sent};
+    else body = body.subspan(o.sent - header_size);
+    const std::size_t n = out.write_some(head, body);
+    o.sent += n;
+    wrote |= n > 0;
+    if (o.sent < total) break;
     w.outbound.pop_front();
   }
   if (wrote) notify_worker(w);
@@ -339,9 +337,10 @@ void local_pool::housekeeping(clock::time_point now) {
 
 void local_pool::progress(std::unique_lock<std::mutex>& lock, clock::time_point until) {
   const std::uint64_t before = completions_;
-  auto now = clock::now();
-  auto spin_until = now + options_.hot_poll;
   // Reading the clock costs as much as polling every ring once: do it every 32nd round only.
+  // The hot-poll window starts at the first reading (a reply to a short call often comes
+  // before it, and then the clock was never read).
+  clock::time_point now, spin_until = clock::time_point::max();
   idle_backoff backoff;
   for (unsigned round = 1;; ++round) {
     const bool activity = step();
@@ -352,7 +351,7 @@ void local_pool::progress(std::unique_lock<std::mutex>& lock, clock::time_point 
     now = clock::now();
     housekeeping(now);
     if (completions_ != before || now >= until) return;
-    if (activity) {
+    if (activity || spin_until == clock::time_point::max()) {
       spin_until = now + options_.hot_poll;
       continue;
     }

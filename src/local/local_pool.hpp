@@ -59,10 +59,11 @@ class local_pool final : public backend {
   };
 
   std::uint64_t enqueue(call&& c, bool urgent);
-  void schedule();
+  // Hands queued calls to workers; `now` (if known) saves a clock read: it costs ~25 ns here.
+  void schedule(clock::time_point now = {});
   worker* pick_worker();
   worker* spawn();
-  void assign(std::uint64_t id, worker& w);
+  void assign(std::uint64_t id, worker& w, clock::time_point now);
   bool step();
   void housekeeping(clock::time_point now);
   // Workers running a call that has already lasted longer than the hot-poll window.

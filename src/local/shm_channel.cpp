@@ -17,17 +17,31 @@
 
 namespace cppless::local {
 
-std::size_t ring::write_some(const std::byte* bytes, std::size_t size) {
-  const std::uint64_t w = pos_->write_pos.load(std::memory_order_relaxed);
-  const std::uint64_t r = pos_->read_pos.load(std::memory_order_acquire);
-  const std::size_t n = std::min(size, ring_capacity - static_cast<std::size_t>(w - r));
-  if (n == 0) return 0;
+namespace {
+// Copies n bytes to ring position w (wrapping at the end of the storage).
+void copy_in(std::byte* data, std::uint64_t w, const std::byte* bytes, std::size_t n) {
   const std::size_t at = w & (ring_capacity - 1);
   const std::size_t first = std::min(n, ring_capacity - at);
-  std::memcpy(data_ + at, bytes, first);
-  std::memcpy(data_, bytes + first, n - first);
-  pos_->write_pos.store(w + n, std::memory_order_seq_cst);
-  return n;
+  std::memcpy(data + at, bytes, first);
+  if (n > first) std::memcpy(data, bytes + first, n - first);
+}
+}  // namespace
+
+std::size_t ring::write_some(const std::byte* bytes, std::size_t size) {
+  return write_some(std::span<const std::byte>(bytes, size), {});
+}
+
+std::size_t ring::write_some(std::span<const std::byte> first, std::span<const std::byte> second) {
+  const std::uint64_t w = pos_->write_pos.load(std::memory_order_relaxed);
+  const std::uint64_t r = pos_->read_pos.load(std::memory_order_acquire);
+  const std::size_t room = ring_capacity - static_cast<std::size_t>(w - r);
+  const std::size_t a = std::min(first.size(), room);
+  const std::size_t b = std::min(second.size(), room - a);
+  if (a + b == 0) return 0;
+  if (a) copy_in(data_, w, first.data(), a);
+  if (b) copy_in(data_, w + a, second.data(), b);
+  pos_->write_pos.store(w + a + b, std::memory_order_seq_cst);  // orders it before the peer-asleep check
+  return a + b;
 }
 
 std::span<const std::byte> ring::peek() const {

@@ -47,6 +47,10 @@ class ring {
   }
   // Copies as much of `bytes` as fits; returns how much.
   std::size_t write_some(const std::byte* bytes, std::size_t size);
+  // Copies as much of `first` and then `second` as fits, and publishes them together: a frame's
+  // header and payload reach the reader with one store to the shared position (one cache-line
+  // transfer), not two. Returns how much in all.
+  std::size_t write_some(std::span<const std::byte> first, std::span<const std::byte> second);
   // The contiguous readable bytes at the read position (may be fewer than readable()).
   std::span<const std::byte> peek() const;
   void consume(std::size_t n) { pos_->read_pos.store(pos_->read_pos.load(std::memory_order_relaxed) + n, std::memory_order_release); }

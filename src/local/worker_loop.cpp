@@ -55,26 +55,25 @@ void uplink::sleep_until_woken(clock::time_point until, bool for_room) {
 
 void uplink::send(const protocol::frame_header& header, std::span<const std::byte> payload) {
   std::lock_guard guard(send_mutex_);
-  const std::byte* parts[2] = {reinterpret_cast<const std::byte*>(&header), payload.data()};
-  const std::size_t sizes[2] = {sizeof header, payload.size()};
-  for (int part = 0; part < 2; ++part) {
-    std::size_t sent = 0;
-    while (sent < sizes[part]) {
-      std::size_t n = out_.write_some(parts[part] + sent, sizes[part] - sent);
-      sent += n;
-      if (n) {
-        notify_host();
-      } else {
-        sleep_until_woken(clock::now() + std::chrono::milliseconds(100), true);
-      }
+  std::span<const std::byte> head(reinterpret_cast<const std::byte*>(&header), sizeof header);
+  while (!head.empty() || !payload.empty()) {
+    const std::size_t n = out_.write_some(head, payload);
+    if (n == 0) {
+      sleep_until_woken(clock::now() + std::chrono::milliseconds(100), true);
+      continue;
     }
+    const std::size_t from_head = std::min(n, head.size());
+    head = head.subspan(from_head);
+    payload = payload.subspan(n - from_head);
+    notify_host();
   }
-  notify_host();
 }
 
 bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bool announce_waiting,
                         clock::time_point until) {
-  auto spin_until = clock::now() + hot_poll_;
+  // The hot-poll window starts at the first clock reading (every 32nd idle round): a call that
+  // arrives sooner is served without reading the clock at all (a reading costs ~25 ns).
+  auto spin_until = clock::time_point::max();
   bool announced = false;
   idle_backoff backoff;
   for (unsigned round = 1;; ++round) {
@@ -92,6 +91,7 @@ bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bo
     if (round % 32 != 0) continue;  // the clock costs as much as a poll: read it now and then
     const auto now = clock::now();
     if (now >= until) return false;
+    if (spin_until == clock::time_point::max()) spin_until = now + hot_poll_;
     if (now < spin_until) continue;
     if (announce_waiting && !announced) {
       announced = true;
