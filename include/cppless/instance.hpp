@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cppless/byte_buffer.hpp>
+#include <cppless/callback.hpp>
 #include <cppless/config.hpp>
 
 #include <chrono>
@@ -57,7 +58,7 @@ struct outcome {
 // A place that runs invocations. Every submitted call completes exactly once.
 class backend {
  public:
-  using completion = std::function<void(outcome&&)>;
+  using completion = callback<void(outcome&&)>;  // moved, never copied; room for a typical target
   virtual ~backend() = default;
 
   // Both are called with mutex() held. `done` runs later, inside progress(), also under the lock.
@@ -104,7 +105,7 @@ class instance {
   std::size_t pending() const;
 
   // For futures: a call whose end is reported to `done` instead of to wait_one().
-  void submit_detached(invocation&& call, std::function<void(outcome&&)> done);
+  void submit_detached(invocation&& call, backend::completion done);
   // Drives the backend until `ready()` holds (used by futures and task graphs).
   void drive_until(const std::function<bool()>& ready);
 

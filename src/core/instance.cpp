@@ -87,7 +87,7 @@ std::int64_t instance::submit(invocation&& call, result_sink sink) {
   return id;
 }
 
-void instance::submit_detached(invocation&& call, std::function<void(outcome&&)> done) {
+void instance::submit_detached(invocation&& call, backend::completion done) {
   backend& b = get_backend();
   std::unique_lock lock(b.mutex());
   const std::int64_t id = state_->next_id++;

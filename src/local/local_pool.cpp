@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <thread>
 
@@ -158,6 +159,15 @@ void local_pool::assign(std::uint64_t id, worker& w, clock::time_point now) {
 }
 
 void local_pool::send(worker& w, const protocol::frame_header& header, byte_buffer&& payload) {
+  // The usual case: nothing queued and the frame fits, so it goes straight into the ring.
+  if (w.outbound.empty()) {
+    const std::size_t n = w.shared.to_worker().write_some(
+        {reinterpret_cast<const std::byte*>(&header), sizeof header}, payload.span());
+    if (n > 0) notify_worker(w);
+    if (n == sizeof header + payload.size()) return;
+    w.outbound.push_back(outgoing{header, std::move(payload), n});
+    return;
+  }
   w.outbound.push_back(outgoing{header, std::move(payload), 0});
   flush(w);
 }
@@ -231,7 +241,12 @@ void local_pool::handle_frame(worker& w, const protocol::frame_header& h, byte_b
       const auto now = clock::now();
       result.stats.cold = cold;
       result.stats.worker = w.process.pid;
-      result.stats.invocation_id = "w" + std::to_string(w.process.pid) + "-" + std::to_string(w.served);
+      // "w<pid>-<n>", built in place: this runs once per call on the host's hot path.
+      char id[32] = "w";
+      char* end = std::to_chars(id + 1, id + 16, w.process.pid).ptr;
+      *end++ = '-';
+      end = std::to_chars(end, id + sizeof id, w.served).ptr;
+      result.stats.invocation_id.assign(id, end);
       result.stats.queued = c.assigned - c.submitted;
       result.stats.execution = std::chrono::nanoseconds(h.exec_ns);
       result.stats.round_trip = now - c.submitted;
