@@ -27,11 +27,18 @@ struct local_options {
   start_mode mode = start_mode::warm;
   std::chrono::microseconds hot_poll{200};       // busy-poll before sleeping (0: always sleep)
   unsigned max_nesting = 64;                     // nested calls one waiting worker may take on
+  // Calls handed to a busy worker ahead of time, so that it starts the next one the moment it
+  // finishes, without waiting for the host (which may then sleep instead of polling a core
+  // away from the workers). A call handed over but not started when its worker dies goes to
+  // another worker: it never ran. 0: a worker gets its next call only after it returned a result.
+  unsigned prefetch = 1;
   std::size_t max_payload = std::size_t{256} << 20;  // bigger payloads fail at dispatch
 };
 
 class local_dispatcher {
  public:
+  // Default options, except where the environment says otherwise: CPPLESS_WORKERS (number of
+  // workers, 0: one per hardware thread) and CPPLESS_HOT_POLL_US (hot_poll in microseconds).
   local_dispatcher();
   explicit local_dispatcher(local_options options);
 

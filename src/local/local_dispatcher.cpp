@@ -2,11 +2,39 @@
 #include "uplink.hpp"
 
 #include <cppless/local.hpp>
+#include <cppless/error.hpp>
 #include <cppless/worker.hpp>
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
 
 namespace cppless {
 
-local_dispatcher::local_dispatcher() : local_dispatcher(local_options{}) {}
+namespace {
+// The defaults, with the environment's overrides (like OMP_NUM_THREADS: tune a built program
+// without recompiling it). Malformed values are refused loudly rather than ignored.
+local_options options_from_env() {
+  local_options options;
+  auto number = [](const char* name, long long max) -> long long {
+    const char* text = std::getenv(name);
+    if (!text || !*text) return -1;
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v < 0 || v > max)
+      throw error(std::string("cppless: ") + name + "='" + text + "' is not a whole number from 0 to " + std::to_string(max));
+    return v;
+  };
+  if (const long long workers = number("CPPLESS_WORKERS", 4096); workers >= 0)
+    options.workers = static_cast<unsigned>(workers);
+  if (const long long poll = number("CPPLESS_HOT_POLL_US", 10'000'000); poll >= 0)
+    options.hot_poll = std::chrono::microseconds(poll);
+  return options;
+}
+}  // namespace
+
+local_dispatcher::local_dispatcher() : local_dispatcher(options_from_env()) {}
 
 local_dispatcher::local_dispatcher(local_options options) : options_(options) {
   // Inside a worker, calls go back to the host's pool: processes stay bounded, no deadlock.

@@ -103,6 +103,44 @@ local_pool::worker* local_pool::pick_worker() {
   return best;
 }
 
+local_pool::worker* local_pool::pick_prefetch_worker() {
+  if (options_.prefetch == 0 || options_.mode == local_options::start_mode::cold) return nullptr;
+  worker* best = nullptr;
+  for (auto& w : workers_) {
+    if (w->retiring || w->killed_for || w->waiting || w->running.size() > options_.prefetch) continue;
+    if (!best || w->running.size() < best->running.size()) best = w.get();
+  }
+  return best;
+}
+
+bool local_pool::workers_fed() const {
+  if (options_.prefetch == 0 || workers_.size() < cores_) return false;
+  for (auto& w : workers_)
+    if (w->running.size() < 2 || w->waiting) return false;
+  return true;
+}
+
+void local_pool::started_next(worker& w, clock::time_point now) {
+  if (w.running.empty() || w.waiting) return;
+  call& c = calls_.at(w.running.front());
+  if (!c.prefetched) return;
+  c.prefetched = false;
+  c.assigned = now;
+  if (c.work.config.timeout_s) c.deadline = now + std::chrono::seconds(c.work.config.timeout_s);
+  c.work.payload = byte_buffer();  // it runs: it will never be sent again
+}
+
+void local_pool::may_start_all(worker& w, clock::time_point now) {
+  for (std::uint64_t id : w.running) {
+    call& c = calls_.at(id);
+    if (!c.prefetched) continue;
+    c.prefetched = false;
+    c.assigned = now;
+    if (c.work.config.timeout_s) c.deadline = now + std::chrono::seconds(c.work.config.timeout_s);
+    c.work.payload = byte_buffer();
+  }
+}
+
 local_pool::worker* local_pool::spawn() {
   auto w = std::make_unique<worker>();
   w->shared = region::create();
@@ -122,6 +160,7 @@ local_pool::worker* local_pool::spawn() {
 void local_pool::schedule(clock::time_point now) {
   while (!queue_.empty()) {
     worker* w = pick_worker();
+    if (!w && workers_.size() >= max_workers_) w = pick_prefetch_worker();
     if (!w) {
       if (workers_.size() >= max_workers_) return;
       try {
@@ -146,7 +185,10 @@ void local_pool::assign(std::uint64_t id, worker& w, clock::time_point now) {
   call& c = calls_.at(id);
   c.assigned = now;
   c.runner = w.generation;
-  if (c.work.config.timeout_s) c.deadline = c.assigned + std::chrono::seconds(c.work.config.timeout_s);
+  // Behind a call the worker is running (not one it waits in): it starts when that one ends.
+  c.prefetched = !w.running.empty() && !w.waiting;
+  c.deadline = clock::time_point::max();
+  if (c.work.config.timeout_s && !c.prefetched) c.deadline = c.assigned + std::chrono::seconds(c.work.config.timeout_s);
   w.running.push_back(id);
   w.waiting = false;
   protocol::frame_header h;
@@ -155,7 +197,25 @@ void local_pool::assign(std::uint64_t id, worker& w, clock::time_point now) {
   h.function_id = c.work.function_id;
   h.fingerprint = c.work.fingerprint;
   h.payload_size = static_cast<std::uint32_t>(c.work.payload.size());
-  send(w, h, std::move(c.work.payload));
+  if (c.prefetched) send_copy(w, h, c.work.payload.span());  // kept in case it must move on
+  else send(w, h, std::move(c.work.payload));
+}
+
+void local_pool::send_copy(worker& w, const protocol::frame_header& header, std::span<const std::byte> payload) {
+  if (w.outbound.empty()) {
+    const std::size_t n =
+        w.shared.to_worker().write_some({reinterpret_cast<const std::byte*>(&header), sizeof header}, payload);
+    if (n > 0) notify_worker(w);
+    if (n == sizeof header + payload.size()) return;
+    byte_buffer rest;
+    rest.append(payload.data(), payload.size());
+    w.outbound.push_back(outgoing{header, std::move(rest), n});
+    return;
+  }
+  byte_buffer copy;
+  copy.append(payload.data(), payload.size());
+  w.outbound.push_back(outgoing{header, std::move(copy), 0});
+  flush(w);
 }
 
 void local_pool::send(worker& w, const protocol::frame_header& header, byte_buffer&& payload) {
@@ -239,6 +299,7 @@ void local_pool::handle_frame(worker& w, const protocol::frame_header& h, byte_b
       call& c = calls_.at(h.call_id);
       outcome result;
       const auto now = clock::now();
+      started_next(w, now);
       result.stats.cold = cold;
       result.stats.worker = w.process.pid;
       // "w<pid>-<n>", built in place: this runs once per call on the host's hot path.
@@ -260,6 +321,8 @@ void local_pool::handle_frame(worker& w, const protocol::frame_header& h, byte_b
       return;
     }
     case frame_kind::call: {  // a nested dispatch from inside a function
+      // While it waits for this call, the worker serves whatever it holds.
+      may_start_all(w, clock::now());
       call c;
       c.work.function_id = h.function_id;
       c.work.fingerprint = h.fingerprint;
@@ -279,6 +342,7 @@ void local_pool::handle_frame(worker& w, const protocol::frame_header& h, byte_b
     }
     case frame_kind::waiting:
       w.waiting = true;
+      may_start_all(w, clock::now());
       return;
     case frame_kind::shutdown:
       ::kill(w.process.pid, SIGKILL);
@@ -372,7 +436,8 @@ void local_pool::progress(std::unique_lock<std::mutex>& lock, clock::time_point 
     }
     // Poll hot only while a core is left over: when long calls occupy every core, a polling
     // host would steal time from them, so it sleeps right away.
-    if (now < spin_until && computing_workers(now) < cores_) continue;
+    // Nor does it poll when every worker already holds its next call.
+    if (now < spin_until && computing_workers(now) < cores_ && !workers_fed()) continue;
     wait_for_events(lock, until);
     spin_until = clock::now() + options_.hot_poll;
   }
@@ -383,7 +448,7 @@ unsigned local_pool::computing_workers(clock::time_point now) const {
   for (auto& w : workers_) {
     if (w->running.empty() || w->waiting) continue;
     // Short calls (a stream of small ones) end within the poll window: polling pays off there.
-    computing += calls_.at(w->running.back()).assigned + options_.hot_poll < now;
+    computing += calls_.at(w->running.front()).assigned + options_.hot_poll < now;
   }
   return computing;
 }
@@ -428,6 +493,17 @@ void local_pool::reap(std::uint64_t generation) {
   worker& w = **it;
   const std::string how = reap_worker(w.process);
   read(w);  // results it wrote before it ended still count
+  // Calls it held but had certainly not started go to another worker, in their order.
+  std::vector<std::uint64_t> never_started;
+  std::erase_if(w.running, [&](std::uint64_t id) {
+    call& c = calls_.at(id);
+    if (!c.prefetched) return false;
+    c.prefetched = false;
+    c.runner = 0;
+    never_started.push_back(id);
+    return true;
+  });
+  queue_.insert(queue_.begin(), never_started.begin(), never_started.end());
   for (std::uint64_t id : w.running) {
     call& c = calls_.at(id);
     outcome failed;

@@ -56,12 +56,23 @@ class local_pool final : public backend {
     clock::time_point submitted, assigned;
     clock::time_point deadline = clock::time_point::max();
     std::uint64_t runner = 0;            // generation of the worker running it
+    // Handed to a busy worker behind another call and certainly not started yet: its payload is
+    // kept (it may go to another worker), and its clock (assigned, deadline) starts later.
+    bool prefetched = false;
   };
 
   std::uint64_t enqueue(call&& c, bool urgent);
   // Hands queued calls to workers; `now` (if known) saves a clock read: it costs ~25 ns here.
   void schedule(clock::time_point now = {});
   worker* pick_worker();
+  worker* pick_prefetch_worker();
+  // The worker's first call (if prefetched) is starting now: start its clock.
+  void started_next(worker& w, clock::time_point now);
+  // The worker may start any call it holds (it waits for nested calls): none is prefetched.
+  void may_start_all(worker& w, clock::time_point now);
+  // Every worker holds a call behind the one it runs, and there is no core to spare: polling
+  // would only take a core from them.
+  bool workers_fed() const;
   worker* spawn();
   void assign(std::uint64_t id, worker& w, clock::time_point now);
   bool step();
@@ -79,6 +90,7 @@ class local_pool final : public backend {
   worker* find_worker(std::uint64_t generation);
   void notify_worker(worker& w);
   void send(worker& w, const protocol::frame_header& header, byte_buffer&& payload);
+  void send_copy(worker& w, const protocol::frame_header& header, std::span<const std::byte> payload);
 
   local_options options_;
   unsigned max_workers_;

@@ -85,6 +85,95 @@ TEST(LocalFailures, TimeoutKillsTheCallAndTheWorkerIsReplaced) {
   EXPECT_EQ(cppless::async<quick>(instance, [] { return 2; }).get(), 2);
 }
 
+// One worker: every call after the first is handed to it ahead of time (prefetched).
+cppless::local_dispatcher& single_worker() {
+  static cppless::local_dispatcher d([] {
+    cppless::local_options o;
+    o.workers = 1;
+    o.prefetch = 2;
+    return o;
+  }());
+  return d;
+}
+
+TEST(LocalFailures, CallsHeldBehindACrashRunElsewhereExactlyOnce) {
+  auto instance = single_worker().create_instance();
+  int crashed = 0, second = 0, third = 0;
+  auto crash_id = cppless::dispatch(instance, []() -> int {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the others are in its ring by now
+    std::raise(SIGSEGV);
+    return 0;
+  }, crashed);
+  // Each returns how many calls its worker process served before it: a fresh worker means the
+  // call was not run (or half-run) by the one that crashed.
+  static int served = 0;
+  auto count = [](int k) { return k * 1000 + served++; };
+  cppless::dispatch(instance, count, second, 2);
+  cppless::dispatch(instance, count, third, 3);
+  int errors = 0;
+  for (int i = 0; i < 3; ++i) {
+    try {
+      instance.wait_one();
+    } catch (const cppless::worker_crashed& e) {
+      ++errors;
+      EXPECT_EQ(e.call_id(), crash_id);
+    }
+  }
+  EXPECT_EQ(errors, 1);
+  EXPECT_EQ(second, 2000);  // first call of the replacement worker
+  EXPECT_EQ(third, 3001);
+  EXPECT_EQ(single_worker().workers_started(), 2u);
+}
+
+TEST(LocalFailures, APrefetchedCallsTimeoutStartsWhenItStarts) {
+  auto instance = single_worker().create_instance();
+  using two_seconds = cppless::config<cppless::with_timeout<2>>;
+  // Three calls of ~0.8 s each on one worker with a 2 s timeout: each is within its own limit,
+  // although the third ends ~2.4 s after it was handed over.
+  std::vector<int> r(3, 0);
+  for (int i = 0; i < 3; ++i)
+    cppless::dispatch<two_seconds>(instance, [](int k) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(800));
+      return k;
+    }, r[static_cast<std::size_t>(i)], i + 1);
+  EXPECT_NO_THROW(cppless::wait(instance, 3));
+  EXPECT_EQ(r, (std::vector<int>{1, 2, 3}));
+  // A call held behind one that times out is not failed with it.
+  int late = 0, after = 0;
+  cppless::dispatch<two_seconds>(instance, [] {
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    return 0;
+  }, late);
+  cppless::dispatch<two_seconds>(instance, [] { return 7; }, after);
+  int timeouts = 0;
+  for (int i = 0; i < 2; ++i) {
+    try {
+      instance.wait_one();
+    } catch (const cppless::timeout_error&) {
+      ++timeouts;
+    }
+  }
+  EXPECT_EQ(timeouts, 1);
+  EXPECT_EQ(after, 7);
+  // ...and a prefetched call that overruns is stopped by its own timeout.
+  int first = 0, stuck = 0;
+  cppless::dispatch<two_seconds>(instance, [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return 1;
+  }, first);
+  auto stuck_id = cppless::dispatch<two_seconds>(instance, [] {
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    return 2;
+  }, stuck);
+  EXPECT_EQ(instance.wait_one().first + 1, stuck_id);
+  try {
+    instance.wait_one();
+    FAIL() << "the overrunning call returned";
+  } catch (const cppless::timeout_error& e) {
+    EXPECT_EQ(e.call_id(), stuck_id);
+  }
+}
+
 TEST(LocalFailures, UnknownFunctionAndForeignFingerprint) {
   auto instance = dispatcher().create_instance();
   // A real entry, so the call is valid except for what each case breaks.
