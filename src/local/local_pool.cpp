@@ -114,7 +114,10 @@ local_pool::worker* local_pool::pick_prefetch_worker() {
 }
 
 bool local_pool::workers_fed() const {
-  if (options_.prefetch == 0 || workers_.size() < cores_) return false;
+  // A sleeping host wakes in 5-50 us (an idle virtual CPU takes the longest): with shorter calls
+  // a worker would finish its held call before the host refilled it, and sit idle.
+  constexpr double wake_up_ns = 50'000;
+  if (options_.prefetch == 0 || workers_.size() < cores_ || mean_exec_ns_ < wake_up_ns) return false;
   for (auto& w : workers_)
     if (w->running.size() < 2 || w->waiting) return false;
   return true;
@@ -310,6 +313,7 @@ void local_pool::handle_frame(worker& w, const protocol::frame_header& h, byte_b
       result.stats.invocation_id.assign(id, end);
       result.stats.queued = c.assigned - c.submitted;
       result.stats.execution = std::chrono::nanoseconds(h.exec_ns);
+      mean_exec_ns_ += (static_cast<double>(h.exec_ns) - mean_exec_ns_) / 8;
       result.stats.round_trip = now - c.submitted;
       if (h.code == protocol::status::ok) result.result = std::move(payload);
       else result.error = protocol::error_from(h.code, payload.span(), c.work.function_name);

@@ -70,8 +70,8 @@ class local_pool final : public backend {
   void started_next(worker& w, clock::time_point now);
   // The worker may start any call it holds (it waits for nested calls): none is prefetched.
   void may_start_all(worker& w, clock::time_point now);
-  // Every worker holds a call behind the one it runs, and there is no core to spare: polling
-  // would only take a core from them.
+  // Every worker holds a call behind the one it runs, there is no core to spare, and calls
+  // last longer than a sleeping host takes to wake: polling would only take a core from them.
   bool workers_fed() const;
   worker* spawn();
   void assign(std::uint64_t id, worker& w, clock::time_point now);
@@ -103,6 +103,7 @@ class local_pool final : public backend {
   std::uint64_t completions_ = 0;
   unsigned started_ = 0;
   clock::time_point last_event_check_{};
+  double mean_exec_ns_ = 0;  // moving average of the functions' execution times
   std::unordered_map<std::uint64_t, call> calls_;  // submitted and not ended
   std::deque<std::uint64_t> queue_;                 // waiting for a worker
   std::vector<std::unique_ptr<worker>> workers_;
