@@ -123,25 +123,20 @@ bool local_pool::workers_fed() const {
   return true;
 }
 
-void local_pool::started_next(worker& w, clock::time_point now) {
-  if (w.running.empty() || w.waiting) return;
-  call& c = calls_.at(w.running.front());
+void local_pool::start_clock(call& c, clock::time_point now) {
   if (!c.prefetched) return;
   c.prefetched = false;
   c.assigned = now;
   if (c.work.config.timeout_s) c.deadline = now + std::chrono::seconds(c.work.config.timeout_s);
-  c.work.payload = byte_buffer();  // it runs: it will never be sent again
+  c.work.payload = byte_buffer();  // it will never be sent again
+}
+
+void local_pool::started_next(worker& w, clock::time_point now) {
+  if (!w.running.empty() && !w.waiting) start_clock(calls_.at(w.running.front()), now);
 }
 
 void local_pool::may_start_all(worker& w, clock::time_point now) {
-  for (std::uint64_t id : w.running) {
-    call& c = calls_.at(id);
-    if (!c.prefetched) continue;
-    c.prefetched = false;
-    c.assigned = now;
-    if (c.work.config.timeout_s) c.deadline = now + std::chrono::seconds(c.work.config.timeout_s);
-    c.work.payload = byte_buffer();
-  }
+  for (std::uint64_t id : w.running) start_clock(calls_.at(id), now);
 }
 
 local_pool::worker* local_pool::spawn() {
@@ -200,38 +195,28 @@ void local_pool::assign(std::uint64_t id, worker& w, clock::time_point now) {
   h.function_id = c.work.function_id;
   h.fingerprint = c.work.fingerprint;
   h.payload_size = static_cast<std::uint32_t>(c.work.payload.size());
-  if (c.prefetched) send_copy(w, h, c.work.payload.span());  // kept in case it must move on
+  if (c.prefetched) send_frame(w, h, c.work.payload.span(), nullptr);  // kept in case it must move on
   else send(w, h, std::move(c.work.payload));
 }
 
-void local_pool::send_copy(worker& w, const protocol::frame_header& header, std::span<const std::byte> payload) {
-  if (w.outbound.empty()) {
-    const std::size_t n =
-        w.shared.to_worker().write_some({reinterpret_cast<const std::byte*>(&header), sizeof header}, payload);
-    if (n > 0) notify_worker(w);
-    if (n == sizeof header + payload.size()) return;
-    byte_buffer rest;
-    rest.append(payload.data(), payload.size());
-    w.outbound.push_back(outgoing{header, std::move(rest), n});
-    return;
-  }
-  byte_buffer copy;
-  copy.append(payload.data(), payload.size());
-  w.outbound.push_back(outgoing{header, std::move(copy), 0});
-  flush(w);
+void local_pool::send(worker& w, const protocol::frame_header& header, byte_buffer&& payload) {
+  send_frame(w, header, payload.span(), &payload);
 }
 
-void local_pool::send(worker& w, const protocol::frame_header& header, byte_buffer&& payload) {
+void local_pool::send_frame(worker& w, const protocol::frame_header& header, std::span<const std::byte> payload,
+                            byte_buffer* owned) {
   // The usual case: nothing queued and the frame fits, so it goes straight into the ring.
+  std::size_t sent = 0;
   if (w.outbound.empty()) {
-    const std::size_t n = w.shared.to_worker().write_some(
-        {reinterpret_cast<const std::byte*>(&header), sizeof header}, payload.span());
-    if (n > 0) notify_worker(w);
-    if (n == sizeof header + payload.size()) return;
-    w.outbound.push_back(outgoing{header, std::move(payload), n});
-    return;
+    sent = w.shared.to_worker().write_some({reinterpret_cast<const std::byte*>(&header), sizeof header}, payload);
+    if (sent > 0) notify_worker(w);
+    if (sent == sizeof header + payload.size()) return;
   }
-  w.outbound.push_back(outgoing{header, std::move(payload), 0});
+  // The rest waits for room, in bytes of its own: the caller's buffer, or a copy.
+  byte_buffer rest;
+  if (owned) rest = std::move(*owned);
+  else rest.append(payload.data(), payload.size());
+  w.outbound.push_back(outgoing{header, std::move(rest), sent});
   flush(w);
 }
 

@@ -66,6 +66,7 @@ class local_pool final : public backend {
   void schedule(clock::time_point now = {});
   worker* pick_worker();
   worker* pick_prefetch_worker();
+  static void start_clock(call& c, clock::time_point now);
   // The worker's first call (if prefetched) is starting now: start its clock.
   void started_next(worker& w, clock::time_point now);
   // The worker may start any call it holds (it waits for nested calls): none is prefetched.
@@ -90,7 +91,10 @@ class local_pool final : public backend {
   worker* find_worker(std::uint64_t generation);
   void notify_worker(worker& w);
   void send(worker& w, const protocol::frame_header& header, byte_buffer&& payload);
-  void send_copy(worker& w, const protocol::frame_header& header, std::span<const std::byte> payload);
+  // Writes what fits into the ring; the rest waits in w.outbound, owning its bytes: `owned`
+  // (moved from) if given, else a copy of `payload`.
+  void send_frame(worker& w, const protocol::frame_header& header, std::span<const std::byte> payload,
+                  byte_buffer* owned);
 
   local_options options_;
   unsigned max_workers_;
