@@ -83,8 +83,7 @@ void local_pool::submit(invocation&& work, completion done) {
 }
 
 std::uint64_t local_pool::enqueue(call&& c, bool urgent) {
-  const std::uint64_t id = next_call_id_++;
-  calls_.emplace(id, std::move(c));
+  const std::uint64_t id = calls_.insert(std::move(c));
   // Nested calls go first: depth-first order finishes the callers that wait for them sooner.
   if (urgent) queue_.push_front(id);
   else queue_.push_back(id);
@@ -340,9 +339,9 @@ void local_pool::handle_frame(worker& w, const protocol::frame_header& h, byte_b
 }
 
 void local_pool::finish(std::uint64_t id, outcome&& result) {
-  auto node = calls_.extract(id);
-  if (node.empty()) return;
-  call& c = node.mapped();
+  std::optional<call> taken = calls_.take(id);
+  if (!taken) return;
+  call& c = *taken;
   if (c.owner_generation == 0) {
     ++completions_;
     if (c.done) c.done(std::move(result));
@@ -444,8 +443,8 @@ unsigned local_pool::computing_workers(clock::time_point now) const {
 
 void local_pool::wait_for_events(std::unique_lock<std::mutex>& lock, clock::time_point until) {
   clock::time_point wake = until;
-  for (auto& [id, c] : calls_)
-    if (c.runner) wake = std::min(wake, c.deadline);
+  for (auto& w : workers_)
+    for (std::uint64_t id : w->running) wake = std::min(wake, calls_.at(id).deadline);
   for (auto& w : workers_) w->shared.header().host_sleeping.store(1, std::memory_order_seq_cst);
   sleeping_ = true;
   bool ready = false;
@@ -517,9 +516,9 @@ void local_pool::reap(std::uint64_t generation) {
   }
   // Nested calls this worker was waiting for have nobody to return to.
   std::erase_if(queue_, [&](std::uint64_t id) {
-    auto c = calls_.find(id);
-    if (c == calls_.end() || c->second.owner_generation != generation) return false;
-    calls_.erase(c);
+    const call* c = calls_.find(id);
+    if (!c || c->owner_generation != generation) return false;
+    calls_.erase(id);
     return true;
   });
   ::epoll_ctl(epoll_, EPOLL_CTL_DEL, w.process.pidfd, nullptr);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "shm_channel.hpp"
+#include "slot_table.hpp"
 #include "worker_process.hpp"
 
 #include <cppless/instance.hpp>
@@ -11,7 +12,6 @@
 
 #include <deque>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 namespace cppless::local {
@@ -102,13 +102,12 @@ class local_pool final : public backend {
   int doorbell_ = -1;
   int epoll_ = -1;
   bool sleeping_ = false;
-  std::uint64_t next_call_id_ = 1;
   std::uint64_t next_generation_ = 1;
   std::uint64_t completions_ = 0;
   unsigned started_ = 0;
   clock::time_point last_event_check_{};
   double mean_exec_ns_ = 0;  // moving average of the functions' execution times
-  std::unordered_map<std::uint64_t, call> calls_;  // submitted and not ended
+  slot_table<call> calls_;                          // submitted and not ended
   std::deque<std::uint64_t> queue_;                 // waiting for a worker
   std::vector<std::unique_ptr<worker>> workers_;
 };
