@@ -29,14 +29,12 @@ struct pending_call {
   clock::time_point due;  // when a retry may go out
   unsigned attempt = 0;
 
-  CURL* easy = nullptr;
-  curl_slist* headers = nullptr;
+  CURL* easy = nullptr;  // while a request is out (from the client's pool of handles)
   std::string response, request_id, function_error, error_type, log_result;
   outcome result;
 
   ~pending_call() {
     if (easy) curl_easy_cleanup(easy);
-    if (headers) curl_slist_free_all(headers);
   }
 };
 
@@ -168,6 +166,13 @@ invoke_client::invoke_client(const aws_options& options) : options_(options) {
                                   : CURL_HTTP_VERSION_1_1;
   if (http_version_ == CURL_HTTP_VERSION_1_1) options_.http2 = false;
   options_.max_attempts = std::max(1u, options_.max_attempts);
+  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  headers = curl_slist_append(headers, "X-Amz-Invocation-Type: RequestResponse");
+  if (options_.log_tail) headers = curl_slist_append(headers, "X-Amz-Log-Type: Tail");
+  if (!s.creds.session_token.empty())
+    headers = curl_slist_append(headers, ("X-Amz-Security-Token: " + s.creds.session_token).c_str());
+  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+  headers_ = headers;
 
   CURLM* multi = curl_multi_init();
   if (!multi) throw error("cppless aws: curl_multi_init failed");
@@ -191,7 +196,9 @@ invoke_client::~invoke_client() {
   for (auto* c : inbox_) delete c;
   for (auto* c : outbox_) delete c;
   for (auto* c : waiting_) delete c;
+  for (auto* e : idle_easies_) curl_easy_cleanup(static_cast<CURL*>(e));
   curl_multi_cleanup(static_cast<CURLM*>(multi_));
+  curl_slist_free_all(static_cast<curl_slist*>(headers_));
 }
 
 std::string invoke_client::function_name(const std::string& entry_id, const config_values& config) const {
@@ -230,11 +237,14 @@ void invoke_client::submit(invocation&& call, completion done) {
   c->timeout_ms = (function_s + 30) * 1000;
   c->submitted = clock::now();
   ++calls_;
+  bool was_empty;
   {
     std::lock_guard io(io_mutex_);
+    was_empty = inbox_.empty();
     inbox_.push_back(c.release());
   }
-  curl_multi_wakeup(static_cast<CURLM*>(multi_));
+  // One wake-up per batch: the I/O thread takes the whole inbox at once.
+  if (was_empty) curl_multi_wakeup(static_cast<CURLM*>(multi_));
 }
 
 void invoke_client::progress(std::unique_lock<std::mutex>& lock, clock::time_point until) {
@@ -265,39 +275,54 @@ aws_totals invoke_client::totals() const {
   return t;
 }
 
+void* invoke_client::take_easy() {
+  if (!idle_easies_.empty()) {
+    void* e = idle_easies_.back();
+    idle_easies_.pop_back();
+    return e;
+  }
+  // What every request shares is set once per handle: handles are reused for later calls
+  // (creating and configuring one per call showed up in the client's profile).
+  CURL* e = curl_easy_init();
+  if (!e) return nullptr;
+  const settings& s = options_.settings;
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, static_cast<curl_slist*>(headers_));
+  curl_easy_setopt(e, CURLOPT_AWS_SIGV4, sigv4_.c_str());
+  curl_easy_setopt(e, CURLOPT_USERNAME, user_.c_str());
+  curl_easy_setopt(e, CURLOPT_PASSWORD, s.creds.secret_access_key.c_str());
+  curl_easy_setopt(e, CURLOPT_HTTP_VERSION, http_version_);
+  if (!s.ca_bundle.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, s.ca_bundle.c_str());
+  curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &on_body);
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &on_header);
+  return e;
+}
+
+void invoke_client::release_easy(pending_call* c) {
+  if (!c->easy) return;
+  // A handle keeps no state of the call that matters to the next one: every per-call option is
+  // set again in start(); the cache of connections lives in the multi handle.
+  idle_easies_.push_back(c->easy);
+  c->easy = nullptr;
+}
+
 void invoke_client::start(pending_call* c) {
   if (!c->easy) {
-    CURL* e = curl_easy_init();
+    auto* e = static_cast<CURL*>(take_easy());
     if (!e) {
       c->result.error = std::make_exception_ptr(aws_error("cppless aws: curl_easy_init failed", 0, "ClientError"));
       complete(c);
       return;
     }
     c->easy = e;
-    const settings& s = options_.settings;
-    c->headers = curl_slist_append(c->headers, "Content-Type: application/json");
-    c->headers = curl_slist_append(c->headers, "X-Amz-Invocation-Type: RequestResponse");
-    if (options_.log_tail) c->headers = curl_slist_append(c->headers, "X-Amz-Log-Type: Tail");
-    if (!s.creds.session_token.empty())
-      c->headers = curl_slist_append(c->headers, ("X-Amz-Security-Token: " + s.creds.session_token).c_str());
-    c->headers = curl_slist_append(c->headers, "Expect:");  // no 100-continue round trip
     curl_easy_setopt(e, CURLOPT_URL, c->target->url.c_str());
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, c->body.data());
     curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(c->body.size()));
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->headers);
-    curl_easy_setopt(e, CURLOPT_AWS_SIGV4, sigv4_.c_str());
-    curl_easy_setopt(e, CURLOPT_USERNAME, user_.c_str());
-    curl_easy_setopt(e, CURLOPT_PASSWORD, s.creds.secret_access_key.c_str());
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, http_version_);
-    if (!s.ca_bundle.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, s.ca_bundle.c_str());
-    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &on_body);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, c);
-    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &on_header);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, c);
     curl_easy_setopt(e, CURLOPT_PRIVATE, c);
   }
@@ -329,17 +354,23 @@ void invoke_client::retry_later(pending_call* c) {
 
 void invoke_client::complete(pending_call* c) {
   if (c->result.error) ++failed_;
+  bool was_empty;
   {
     std::lock_guard io(io_mutex_);
+    was_empty = outbox_.empty();
     outbox_.push_back(c);
   }
-  outbox_ready_.notify_all();
+  // progress() takes the whole outbox at once: only the first call of a batch must wake it.
+  if (was_empty) outbox_ready_.notify_all();
 }
 
 void invoke_client::finished(pending_call* c, int curl_code) {
   const auto code = static_cast<CURLcode>(curl_code);
   curl_multi_remove_handle(static_cast<CURLM*>(multi_), c->easy);
   active_.erase(c);
+  long status = 0;
+  if (code == CURLE_OK) curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
+  release_easy(c);
   const bool attempts_left = c->attempt < options_.max_attempts;
   const std::string where = " [" + c->function_name + " as Lambda function " + c->target->lambda_name + "]";
   outcome& out = c->result;
@@ -358,8 +389,6 @@ void invoke_client::finished(pending_call* c, int curl_code) {
     return complete(c);
   }
 
-  long status = 0;
-  curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
   if (status == 200 || status == 202) {
     std::uint64_t billed = 0;
     bool saw_init = false;

@@ -50,6 +50,8 @@ class invoke_client final : public backend {
   void finished(pending_call* call, int curl_code);
   void retry_later(pending_call* call);
   void complete(pending_call* call);
+  void* take_easy();                      // CURL*: a reused handle, or a new one (null on failure)
+  void release_easy(pending_call* call);  // its handle goes back to the pool
   const invoke_target& target_for(const invocation& call);
 
   aws_options options_;
@@ -58,6 +60,7 @@ class invoke_client final : public backend {
   std::string user_;        // key id (for CURLOPT_USERNAME)
   long http_version_ = 0;   // CURL_HTTP_VERSION_*
   void* multi_ = nullptr;   // CURLM*
+  void* headers_ = nullptr; // curl_slist*: the headers every request carries
   std::unordered_map<std::uint64_t, std::unique_ptr<invoke_target>> targets_;  // by function id; submitters only
 
   std::mutex io_mutex_;  // inbox_, outbox_, stop_; taken after the backend mutex, never before
@@ -69,6 +72,7 @@ class invoke_client final : public backend {
   // Owned by the I/O thread.
   std::vector<pending_call*> waiting_;  // retries not yet due
   std::unordered_set<pending_call*> active_;  // attached to the multi handle
+  std::vector<void*> idle_easies_;            // CURL* handles between calls
 
   std::atomic<std::uint64_t> calls_{0}, failed_{0}, cold_{0}, retries_{0}, billed_ms_{0};
   std::thread io_;
