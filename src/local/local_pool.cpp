@@ -1,5 +1,7 @@
 #include "local_pool.hpp"
 
+#include "tick_clock.hpp"
+
 #include <cppless/entry.hpp>
 #include <cppless/error.hpp>
 
@@ -71,7 +73,7 @@ void local_pool::submit(invocation&& work, completion done) {
   call c;
   c.work = std::move(work);
   c.done = std::move(done);
-  c.submitted = clock::now();
+  c.submitted = tick_clock::now();
   const auto now = c.submitted;
   enqueue(std::move(c), false);
   schedule(now);
@@ -285,7 +287,7 @@ void local_pool::handle_frame(worker& w, const protocol::frame_header& h, byte_b
       ++w.served;
       call& c = calls_.at(h.call_id);
       outcome result;
-      const auto now = clock::now();
+      const auto now = tick_clock::now();
       started_next(w, now);
       result.stats.cold = cold;
       result.stats.worker = w.process.pid;

@@ -1,3 +1,4 @@
+#include "tick_clock.hpp"
 #include "uplink.hpp"
 #include "worker_process.hpp"
 
@@ -102,7 +103,7 @@ bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bo
 }
 
 void uplink::serve(const protocol::frame_header& call, byte_buffer&& payload) {
-  const auto started = clock::now();
+  const auto started = tick_clock::now();
   protocol::served out = protocol::serve_call(call.function_id, call.fingerprint, payload.span());
   protocol::frame_header reply;
   reply.kind = protocol::frame_kind::result;
@@ -113,7 +114,7 @@ void uplink::serve(const protocol::frame_header& call, byte_buffer&& payload) {
     out.result.clear();
     protocol::encode_failure(out.code, out.error_type, out.error_message, out.result);
   }
-  reply.exec_ns = static_cast<std::uint64_t>(std::chrono::nanoseconds(clock::now() - started).count());
+  reply.exec_ns = static_cast<std::uint64_t>(std::chrono::nanoseconds(tick_clock::now() - started).count());
   reply.payload_size = static_cast<std::uint32_t>(out.result.size());
   send(reply, out.result.span());
 }
