@@ -70,7 +70,10 @@ struct served {
   std::string error_message;  // any failure
   byte_buffer result;         // ok: the encoded result
 };
-served serve_call(std::uint64_t function_id, std::uint64_t fingerprint, std::span<const std::byte> payload);
+// `storage` (emptied) becomes the result's buffer: a worker that hands back the previous
+// result's buffer encodes without allocating.
+served serve_call(std::uint64_t function_id, std::uint64_t fingerprint, std::span<const std::byte> payload,
+                  byte_buffer storage = {});
 
 // Incremental decoder: feed bytes as they arrive; `next` yields complete frames.
 class frame_decoder {
@@ -78,7 +81,8 @@ class frame_decoder {
   // Consumes up to `size` bytes; returns how many were taken (stops after a complete frame).
   std::size_t feed(const std::byte* data, std::size_t size);
   bool ready() const { return state_ == state::done; }
-  // Takes the completed frame; the decoder starts over.
+  // Takes the completed frame; the decoder starts over, keeping the buffer `payload` held
+  // before (so a caller that passes the same buffer each time does not allocate per frame).
   void take(frame_header& header, byte_buffer& payload);
   // Bytes still missing for the current frame (header or payload).
   std::size_t wanted() const;

@@ -60,8 +60,12 @@ std::size_t frame_decoder::feed(const std::byte* data, std::size_t size) {
 
 void frame_decoder::take(frame_header& header, byte_buffer& payload) {
   header = header_;
-  payload = std::move(payload_);
-  payload_ = byte_buffer();
+  std::swap(payload, payload_);
+  // The caller's old buffer is the next frame's, unless it is big: a worker that once took a
+  // large payload should not hold on to that memory.
+  constexpr std::size_t keep_at_most = std::size_t{1} << 20;
+  if (payload_.capacity() > keep_at_most) payload_ = byte_buffer();
+  payload_.clear();
   have_ = 0;
   state_ = state::header;
 }

@@ -10,9 +10,12 @@
 
 namespace cppless::protocol {
 
-served serve_call(std::uint64_t function_id, std::uint64_t fingerprint, std::span<const std::byte> payload) {
+served serve_call(std::uint64_t function_id, std::uint64_t fingerprint, std::span<const std::byte> payload,
+                  byte_buffer storage) {
   using protocol::status;
   served out;
+  out.result = std::move(storage);
+  out.result.clear();
   const entry* e = registry::global().find(function_id);
   if (!e) {
     out.code = status::unknown_function;

@@ -47,6 +47,7 @@ class uplink final : public backend {
   std::uint64_t next_nested_id_ = 1;
   std::unordered_map<std::uint64_t, completion> nested_;
   unsigned served_ = 0;
+  byte_buffer spare_result_;  // the last result's buffer, for the next one
 };
 
 // The uplink of this process if it is a worker, else null.

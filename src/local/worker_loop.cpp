@@ -104,7 +104,7 @@ bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bo
 
 void uplink::serve(const protocol::frame_header& call, byte_buffer&& payload) {
   const auto started = tick_clock::now();
-  protocol::served out = protocol::serve_call(call.function_id, call.fingerprint, payload.span());
+  protocol::served out = protocol::serve_call(call.function_id, call.fingerprint, payload.span(), std::move(spare_result_));
   protocol::frame_header reply;
   reply.kind = protocol::frame_kind::result;
   reply.call_id = call.call_id;
@@ -117,6 +117,8 @@ void uplink::serve(const protocol::frame_header& call, byte_buffer&& payload) {
   reply.exec_ns = static_cast<std::uint64_t>(std::chrono::nanoseconds(tick_clock::now() - started).count());
   reply.payload_size = static_cast<std::uint32_t>(out.result.size());
   send(reply, out.result.span());
+  // The next result is encoded into this buffer, unless it grew big (see frame_decoder::take).
+  if (out.result.capacity() <= (std::size_t{1} << 20)) spare_result_ = std::move(out.result);
 }
 
 void uplink::deliver(const protocol::frame_header& header, byte_buffer&& payload) {
@@ -158,9 +160,9 @@ void uplink::progress(std::unique_lock<std::mutex>& lock, clock::time_point unti
 }
 
 int uplink::serve_forever() {
+  byte_buffer payload;  // the same buffer every time: the decoder trades it for each frame's
   for (;;) {
     protocol::frame_header h;
-    byte_buffer payload;
     next_frame(h, payload, false, clock::time_point::max());
     switch (h.kind) {
       case protocol::frame_kind::call: serve(h, std::move(payload)); break;
