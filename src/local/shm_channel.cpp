@@ -33,8 +33,12 @@ std::size_t ring::write_some(const std::byte* bytes, std::size_t size) {
 
 std::size_t ring::write_some(std::span<const std::byte> first, std::span<const std::byte> second) {
   const std::uint64_t w = pos_->write_pos.load(std::memory_order_relaxed);
-  const std::uint64_t r = pos_->read_pos.load(std::memory_order_acquire);
-  const std::size_t room = ring_capacity - static_cast<std::size_t>(w - r);
+  const std::size_t wanted = first.size() + second.size();
+  std::size_t room = ring_capacity - static_cast<std::size_t>(w - pos_->read_pos_seen);
+  if (room < wanted) {
+    pos_->read_pos_seen = pos_->read_pos.load(std::memory_order_acquire);
+    room = ring_capacity - static_cast<std::size_t>(w - pos_->read_pos_seen);
+  }
   const std::size_t a = std::min(first.size(), room);
   const std::size_t b = std::min(second.size(), room - a);
   if (a + b == 0) return 0;

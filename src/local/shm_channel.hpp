@@ -21,6 +21,10 @@ inline constexpr std::size_t ring_capacity = std::size_t{1} << 20;  // per direc
 struct alignas(64) ring_positions {
   std::atomic<std::uint64_t> write_pos{0};
   alignas(64) std::atomic<std::uint64_t> read_pos{0};
+  // The writer's last look at read_pos, on a line of its own that only the writer touches: it
+  // reads the reader's line again only when this says the ring may be full, so a write does not
+  // wait for that line to come over from the reader's core every time.
+  alignas(64) std::uint64_t read_pos_seen = 0;
 };
 
 struct alignas(64) region_header {
