@@ -171,7 +171,9 @@ invoke_client::invoke_client(const aws_options& options) : options_(options) {
   if (options_.log_tail) headers = curl_slist_append(headers, "X-Amz-Log-Type: Tail");
   if (!s.creds.session_token.empty())
     headers = curl_slist_append(headers, ("X-Amz-Security-Token: " + s.creds.session_token).c_str());
-  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+  // No empty "Expect:" to turn 100-continue off: libcurl before 8.3 signs that removed header
+  // (curl issue #11664) and AWS refuses a signed header the request lacks. HTTP/2 has no
+  // 100-continue, and HTTP/1.1 asks for it only for bodies over 1 MB.
   headers_ = headers;
 
   CURLM* multi = curl_multi_init();

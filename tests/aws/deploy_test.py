@@ -3,10 +3,14 @@
 - against the local Lambda server: deploy aws_app (one function per entry, each with its own
   memory/timeout/storage), run it as the host, redeploy (all unchanged), list, remove;
 - against moto's server mode: the same control-plane calls, checked with boto3 (runtime,
-  architecture, memory, timeout, ephemeral storage, environment, code hash).
+  architecture, memory, timeout, ephemeral storage, environment, code hash), and a deployment
+  whose package goes through an S3 bucket (moto's S3).
 
 Usage: deploy_test.py LAMBDA_SERVER CPPLESS_CLI AWS_APP
 """
+import base64
+import hashlib
+import http.server
 import json
 import os
 import shutil
@@ -14,11 +18,15 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 import urllib.request
 
 import boto3
+import botocore.auth
+import botocore.awsrequest
+import botocore.credentials
 
 SERVER = CLI = APP = None
 KEY, SECRET = "AKIDDEPLOY", "deploy-secret"
@@ -146,6 +154,83 @@ class MotoDeploy(unittest.TestCase):
                          sorted(names))
         run([CLI, "functions", "remove", *names], self.env)
         self.assertEqual(self.lam.list_functions()["Functions"], [])
+
+    def test_package_through_s3(self):
+        s3 = boto3.client("s3", endpoint_url=self.endpoint, region_name="us-east-1", aws_access_key_id=KEY,
+                          aws_secret_access_key=SECRET)
+        # A bucket that does not exist: S3's own error, nothing created.
+        missing = run([CLI, "deploy", APP, "--s3-bucket", "no-such-bucket"], self.env, check=False)
+        self.assertNotEqual(missing.returncode, 0)
+        self.assertIn("NoSuchBucket", missing.stderr)
+        self.assertEqual(self.lam.list_functions()["Functions"], [])
+
+        s3.create_bucket(Bucket="cppless-packages")
+        env = dict(self.env, CPPLESS_DEPLOY_BUCKET="cppless-packages")
+        out = run([CLI, "deploy", APP], env)
+        names = [l.split()[1] for l in out.stdout.split("\n") if l.startswith("created")]
+        self.assertEqual(len(names), 2, out.stdout)
+        self.assertEqual(out.stderr.count("uploaded"), 1, out.stderr)  # one package for every function
+        keys = [o["Key"] for o in s3.list_objects_v2(Bucket="cppless-packages")["Contents"]]
+        self.assertEqual(len(keys), 1)
+        self.assertTrue(keys[0].startswith("cppless/aws_app/") and keys[0].endswith(".zip"), keys)
+        package = s3.get_object(Bucket="cppless-packages", Key=keys[0])["Body"].read()
+        digest = base64.b64encode(hashlib.sha256(package).digest()).decode()
+        self.assertEqual(keys[0], f"cppless/aws_app/{hashlib.sha256(package).hexdigest()}.zip")
+        for name in names:
+            self.assertEqual(self.lam.get_function(FunctionName=name)["Configuration"]["CodeSha256"], digest)
+        # Same build again: nothing to upload, nothing to change.
+        again = run([CLI, "deploy", APP, "--s3-bucket", "cppless-packages"], self.env)
+        self.assertEqual(again.stdout.count("unchanged"), 2, again.stdout)
+        self.assertNotIn("uploaded", again.stderr)
+
+    def test_s3_put_is_signed_as_botocore_signs(self):
+        """The PutObject cppless sends, caught by a local HTTP server, carries the signature that
+        botocore's S3 signer computes for the same request (same time, same signed headers)."""
+        seen = []
+
+        class Capture(http.server.BaseHTTPRequestHandler):
+            def do_HEAD(self):
+                seen.append(("HEAD", self.path, dict(self.headers), b""))
+                self.send_response(404)
+                self.end_headers()
+
+            def do_PUT(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                seen.append(("PUT", self.path, dict(self.headers), body))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        server = http.server.HTTPServer(("127.0.0.1", 0), Capture)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            env = dict(self.env, AWS_ENDPOINT_URL_S3=f"http://127.0.0.1:{server.server_port}")
+            # Lambda (moto) has no such bucket, so the deployment fails after the upload: only
+            # the upload matters here.
+            run([CLI, "deploy", APP, "--s3-bucket", "signed-bucket"], env, check=False)
+        finally:
+            server.shutdown()
+        puts = [r for r in seen if r[0] == "PUT"]
+        self.assertEqual(len(puts), 1, seen)
+        _, path, headers, body = puts[0]
+        self.assertTrue(path.startswith("/signed-bucket/cppless/aws_app/"), path)
+        self.assertEqual(headers["x-amz-content-sha256"], hashlib.sha256(body).hexdigest())
+        auth = headers["Authorization"]
+        signed = auth.split("SignedHeaders=")[1].split(",")[0].split(";")
+        self.assertIn("x-amz-content-sha256", signed)
+        self.assertNotIn("expect", signed)  # libcurl < 8.3 signs an "Expect:" it removes
+        self.assertIn("/us-east-1/s3/aws4_request", auth)
+        lower = {k.lower(): v for k, v in headers.items()}
+        req = botocore.awsrequest.AWSRequest(method="PUT", url=f"http://127.0.0.1:{server.server_port}{path}",
+                                             data=body, headers={h: lower[h] for h in signed})
+        req.context["timestamp"] = lower["x-amz-date"]
+        signer = botocore.auth.S3SigV4Auth(botocore.credentials.Credentials(KEY, SECRET), "s3", "us-east-1")
+        canonical = signer.canonical_request(req)
+        expected = signer.signature(signer.string_to_sign(req, canonical), req)
+        self.assertEqual(auth.split("Signature=")[1], expected)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@
 #include "deploy.hpp"
 
 #include "manifest.hpp"
+#include "s3_upload.hpp"
+#include "transfer_progress.hpp"
 
 #include <cppless/aws/naming.hpp>
 #include <cppless/aws/settings.hpp>
@@ -26,6 +28,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -75,7 +78,7 @@ class lambda_api {
     curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
     if (!s_.creds.session_token.empty())
       headers = curl_slist_append(headers, ("X-Amz-Security-Token: " + s_.creds.session_token).c_str());
-    headers = curl_slist_append(headers, "Expect:");
+    // Never an empty "Expect:": libcurl before 8.3 would sign it (see src/aws/invoke_client.cpp).
     const std::string url = s_.endpoint + path;
     curl_easy_setopt(c, CURLOPT_URL, url.c_str());
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
@@ -94,21 +97,9 @@ class lambda_api {
       return a * b;
     });
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &r.body);
-    const bool show = !progress_label.empty() && ::isatty(2);
-    if (show) {
-      curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-      curl_easy_setopt(c, CURLOPT_XFERINFODATA, &progress_label);
-      curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION,
-                       +[](void* u, curl_off_t, curl_off_t, curl_off_t ultotal, curl_off_t ulnow) -> int {
-                         if (ultotal > 0)
-                           std::fprintf(stderr, "\r  uploading %s: %lld / %lld KiB (%d%%)   ",
-                                        static_cast<const std::string*>(u)->c_str(), static_cast<long long>(ulnow / 1024),
-                                        static_cast<long long>(ultotal / 1024), static_cast<int>(100 * ulnow / ultotal));
-                         return 0;
-                       });
-    }
+    const bool shown = show_upload_progress(c, progress_label);
     const CURLcode rc = curl_easy_perform(c);
-    if (show) std::fprintf(stderr, "\r\033[K");
+    if (shown) clear_progress_line();
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
     curl_slist_free_all(headers);
     curl_easy_cleanup(c);
@@ -254,7 +245,10 @@ bool config_matches(const json& current, const wanted& w) {
          current.value("Runtime", "") == "provided.al2023" && vars.value("CPPLESS_FUNCTION_ID", "") == w.id_hash;
 }
 
-int deploy(const std::string& exe, std::string prefix, std::string role, bool dry_run) {
+// Lambda's limit for a zip sent in the request itself; above it the package goes through S3.
+constexpr std::size_t direct_upload_limit = 50u * 1024 * 1024;
+
+int deploy(const std::string& exe, std::string prefix, std::string role, std::string bucket, bool dry_run) {
   const json manifest = read_manifest(exe);
   if (prefix.empty()) prefix = fs::path(exe).filename().string();
   const std::string arch_of_build = elf_architecture(exe);
@@ -281,8 +275,11 @@ int deploy(const std::string& exe, std::string prefix, std::string role, bool dr
   const std::string sha = sha256_b64(zip);
   std::cerr << "cppless deploy: " << exe << " -> " << functions.size() << " function(s), package " << zip.size() / 1024
             << " KiB (" << contents.size() << " files, " << arch_of_build << ")\n";
-  if (zip.size() > 50u * 1024 * 1024)
-    throw std::runtime_error("the package is over Lambda's 50 MB limit for direct uploads");
+  if (const char* b = std::getenv("CPPLESS_DEPLOY_BUCKET"); bucket.empty() && b) bucket = b;
+  if (zip.size() > direct_upload_limit && bucket.empty())
+    throw std::runtime_error("the package (" + std::to_string(zip.size() >> 20) +
+                             " MiB) is over Lambda's 50 MB limit for direct uploads: name an S3 bucket in the functions' "
+                             "region to deploy it from (--s3-bucket or CPPLESS_DEPLOY_BUCKET)");
   if (dry_run) {
     for (auto& f : functions) std::cout << f.name << "\n";
     for (auto& c : contents) std::cerr << "  " << c << "\n";
@@ -291,7 +288,19 @@ int deploy(const std::string& exe, std::string prefix, std::string role, bool dr
   aws::settings s = aws::settings::resolve();
   if (role.empty()) role = s.role_arn;
   lambda_api api(s);
-  const std::string zip64 = b64(zip);
+  // The code as the requests name it: in the request, or (with a bucket) uploaded to S3 first,
+  // once, and only if some function needs new code.
+  json code;
+  auto code_spec = [&]() -> const json& {
+    if (!code.is_null()) return code;
+    if (bucket.empty()) {
+      code = {{"ZipFile", b64(zip)}};
+    } else {
+      const s3_object object = upload_package(s, bucket, prefix, zip);
+      code = {{"S3Bucket", object.bucket}, {"S3Key", object.key}};
+    }
+    return code;
+  };
   int created = 0, updated = 0, unchanged = 0;
   for (const auto& w : functions) {
     const std::string path = "/2015-03-31/functions/" + w.name;
@@ -302,7 +311,7 @@ int deploy(const std::string& exe, std::string prefix, std::string role, bool dr
         throw std::runtime_error("creating " + w.name + " needs an execution role: set CPPLESS_LAMBDA_ROLE or --role");
       config["FunctionName"] = w.name;
       config["Architectures"] = json::array({w.arch});
-      config["Code"] = {{"ZipFile", zip64}};
+      config["Code"] = code_spec();
       api.call_settled("POST", "/2015-03-31/functions", config.dump(), "create " + w.name, w.name);
       std::cout << "created   " << w.name << "\n";
       ++created;
@@ -317,10 +326,11 @@ int deploy(const std::string& exe, std::string prefix, std::string role, bool dr
       ++unchanged;
       continue;
     }
-    if (!same_code)
-      api.call_settled("PUT", path + "/code",
-                       json{{"ZipFile", zip64}, {"Architectures", json::array({w.arch})}}.dump(), "update code of " + w.name,
-                       w.name);
+    if (!same_code) {
+      json update = code_spec();
+      update["Architectures"] = json::array({w.arch});
+      api.call_settled("PUT", path + "/code", update.dump(), "update code of " + w.name, w.name);
+    }
     if (!same_config) {
       config.erase("Role");  // keep the role a function has
       api.call_settled("PUT", path + "/configuration", config.dump(), "update configuration of " + w.name);
@@ -368,7 +378,7 @@ void guarded(F&& f) {
 
 void add_aws_commands(CLI::App& app) {
   struct deploy_args {
-    std::string exe, prefix, role;
+    std::string exe, prefix, role, bucket;
     bool dry_run = false;
   };
   auto args = std::make_shared<deploy_args>();
@@ -376,8 +386,13 @@ void add_aws_commands(CLI::App& app) {
   deploy_cmd->add_option("executable", args->exe, "A program linked with cppless")->required();
   deploy_cmd->add_option("--prefix", args->prefix, "Function name prefix (default: the executable's name)");
   deploy_cmd->add_option("--role", args->role, "Execution role ARN for new functions (default: CPPLESS_LAMBDA_ROLE)");
+  deploy_cmd->add_option("--s3-bucket", args->bucket,
+                         "Upload the package to this S3 bucket (in the functions' region) and deploy from there; "
+                         "needed above Lambda's 50 MB direct-upload limit (default: CPPLESS_DEPLOY_BUCKET)");
   deploy_cmd->add_flag("--dry-run", args->dry_run, "Package and print the function names, change nothing");
-  deploy_cmd->callback([args] { guarded([&] { return deploy(args->exe, args->prefix, args->role, args->dry_run); }); });
+  deploy_cmd->callback([args] {
+    guarded([&] { return deploy(args->exe, args->prefix, args->role, args->bucket, args->dry_run); });
+  });
 
   auto prefix = std::make_shared<std::string>();
   auto names = std::make_shared<std::vector<std::string>>();

@@ -345,7 +345,17 @@ class connection : public std::enable_shared_from_this<connection> {
         const std::string* cl = req.header("content-length");
         const std::size_t length = cl ? std::strtoull(cl->c_str(), nullptr, 10) : 0;
         if (length > max_body) return close();
-        if (in_.size() < body_at + length) return;
+        if (in_.size() < body_at + length) {
+          // A client that asked may send the body now (curl does for bodies over 1 MB).
+          const std::string* expect = req.header("expect");
+          if (expect && lower(*expect) == "100-continue" && !h1_continued_) {
+            h1_continued_ = true;
+            pending_ += "HTTP/1.1 100 Continue\r\n\r\n";
+            flush();
+          }
+          return;
+        }
+        h1_continued_ = false;
         req.body.assign(in_, body_at, length);
         in_.erase(0, body_at + length);
       }
@@ -406,6 +416,7 @@ class connection : public std::enable_shared_from_this<connection> {
   BIO *rbio_ = nullptr, *wbio_ = nullptr;
   bool decided_ = false;
   bool closed_ = false, in_recv_ = false, h1_ = false, h1_busy_ = false, h1_close_ = false, close_after_flush_ = false;
+  bool h1_continued_ = false;  // "100 Continue" sent for the request being received
   nghttp2_session* h2_ = nullptr;
   std::unordered_map<std::int32_t, stream_state> streams_;
   friend struct reply_to;

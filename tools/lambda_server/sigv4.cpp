@@ -143,8 +143,16 @@ sigv4_result check_sigv4(const http_request& req, const std::map<std::string, st
     if (q == std::string::npos) q = signed_headers.size();
     const std::string name = signed_headers.substr(p, q - p);
     std::string values;
+    bool present = false;
     for (const auto& [k, v] : req.headers)
-      if (k == name) values += (values.empty() ? "" : ",") + collapse(v);
+      if (k == name) {
+        values += (present ? "," : "") + collapse(v);
+        present = true;
+      }
+    // As AWS answers (e.g. libcurl before 8.3 signs an "Expect:" it was told to remove).
+    if (!present)
+      return fail(403, "IncompleteSignatureException",
+                  "'" + name + "' is named as a SignedHeader, but it does not exist in the HTTP request");
     canonical += name + ":" + values + "\n";
   }
   canonical += "\n" + signed_headers + "\n";
