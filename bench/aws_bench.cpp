@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -56,6 +57,15 @@ pid_t spawn(std::vector<std::string> args, bool quiet) {
   return pid;
 }
 
+// CPU time of this process (the client: the caller's thread and the I/O thread; the server and
+// its environments are other processes).
+double process_cpu_s() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 void run(cppless::instance& inst, int calls, int inflight, const char* client) {
   std::vector<int> out(static_cast<std::size_t>(calls));
   std::vector<steady::time_point> sent(static_cast<std::size_t>(calls));
@@ -64,6 +74,7 @@ void run(cppless::instance& inst, int calls, int inflight, const char* client) {
   auto noop = [](int x) { return x; };
   int next = 0, done = 0;
   std::int64_t base = -1;  // call ids count on across runs of one instance
+  const double cpu0 = process_cpu_s();
   const auto t0 = steady::now();
   while (done < calls) {
     while (next < calls && next - done < inflight) {
@@ -77,10 +88,12 @@ void run(cppless::instance& inst, int calls, int inflight, const char* client) {
     ++done;
   }
   const double s = std::chrono::duration<double>(steady::now() - t0).count();
+  const double cpu_us = (process_cpu_s() - cpu0) * 1e6 / calls;
   std::sort(latency_us.begin(), latency_us.end());
-  std::printf("{\"bench\":\"aws\",\"client\":\"%s\",\"inflight\":%d,\"calls\":%d,\"per_s\":%.0f,\"p50_us\":%.0f,\"p99_us\":%.0f}\n",
+  std::printf("{\"bench\":\"aws\",\"client\":\"%s\",\"inflight\":%d,\"calls\":%d,\"per_s\":%.0f,\"p50_us\":%.0f,\"p99_us\":%.0f,"
+              "\"client_cpu_us_per_call\":%.1f}\n",
               client, inflight, calls, calls / s, latency_us[latency_us.size() / 2],
-              latency_us[latency_us.size() * 99 / 100]);
+              latency_us[latency_us.size() * 99 / 100], cpu_us);
   std::fflush(stdout);
 }
 }  // namespace

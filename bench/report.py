@@ -677,7 +677,7 @@ def aws_figures(records):
         if r.get("client") == "cppless-dispatch-only" and "per_ms" in r:
             dispatch.append(r["per_ms"])
         elif "per_s" in r and "inflight" in r:
-            for q in ("per_s", "p50_us", "p99_us", "calls"):
+            for q in ("per_s", "p50_us", "p99_us", "calls", "client_cpu_us_per_call"):
                 if q in r:
                     runs[(r["client"], r["inflight"])][q].append(r[q])
     return {"runs": {k: {q: Figure(v) for q, v in d.items()} for k, d in sorted(runs.items())},
@@ -698,7 +698,7 @@ def block_aws(aws):
     for client in ("cppless", "boto3"):
         mine = sorted(n for c, n in runs if c == client)
         if not mine:
-            rows.append([client, "", "", "not measured in this run", "", "", ""])
+            rows.append([client, "", "", "not measured in this run", "", "", "", ""])
         for n in mine:
             d = runs[(client, n)]
             b = runs.get(("boto3", n))
@@ -714,14 +714,19 @@ def block_aws(aws):
                          f"{int(d['calls'].median):,}" if "calls" in d else "",
                          with_spread(d["per_s"], lambda x: f"{x:,.0f}"),
                          fmt_ns(d["p50_us"].median * 1e3) if "p50_us" in d else "",
-                         fmt_ns(d["p99_us"].median * 1e3) if "p99_us" in d else "", ratio])
+                         fmt_ns(d["p99_us"].median * 1e3) if "p99_us" in d else "",
+                         f"{d['client_cpu_us_per_call'].median:,.0f} µs" if "client_cpu_us_per_call" in d else "–",
+                         ratio])
     text = (runs_note("bench_aws", [d["per_s"] for d in runs.values()])
             + "A no-op function through the local Lambda-compatible server (HTTPS, HTTP/2): cppless' invoke "
             "client (`bench_aws`, a pool of HTTP/2 connections, calls kept in flight by `dispatch` / "
             "`wait_one`) and boto3's `invoke` from a `ThreadPoolExecutor` (`bench/aws_boto3_bench.py`), the "
             "same request to the same server and function in the same run. Latency: from sending a call to "
-            "its result. The last column divides by boto3 at the same number in flight.\n\n"
-            + table(["client", "in flight", "calls", "invocations/s", "p50", "p99", "÷ boto3, same in flight"],
+            "its result. Client CPU: the cppless process' CPU time (caller and I/O thread) per call; the "
+            "server and its environments share the same two cores. The last column divides by boto3 at the "
+            "same number in flight.\n\n"
+            + table(["client", "in flight", "calls", "invocations/s", "p50", "p99", "client CPU / call",
+                     "÷ boto3, same in flight"],
                     rows))
     c, b = aws_best(aws, "cppless"), aws_best(aws, "boto3")
     if c and b:
@@ -911,6 +916,9 @@ def replace_blocks(text, blocks):
 
 
 def main():
+    if any(a.startswith("-") for a in sys.argv[1:]) or not all(os.path.isdir(a) for a in sys.argv[1:2]):
+        sys.exit("usage: report.py [RESULTS_DIR [PERFORMANCE_MD]]  (regenerates the tables of the document "
+                 "from the results; RESULTS_DIR must exist)")
     results = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "results")
     doc = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "docs", "performance.md")
     records, meta = load(results)

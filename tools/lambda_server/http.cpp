@@ -402,7 +402,12 @@ class connection : public std::enable_shared_from_this<connection> {
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
       return close();
     }
-    loop_.want_write(fd_, !out_.empty());
+    // epoll_ctl only when the interest changes: most flushes empty out_ right away, and a call
+    // each time was five system calls per invocation in the server's profile.
+    if (const bool want = !out_.empty(); want != watching_writes_) {
+      watching_writes_ = want;
+      loop_.want_write(fd_, want);
+    }
     if (out_.empty() && close_after_flush_) close();
     else if (h2_ && !nghttp2_session_want_read(h2_) && !nghttp2_session_want_write(h2_) && out_.empty()) close();
   }
@@ -417,6 +422,7 @@ class connection : public std::enable_shared_from_this<connection> {
   bool decided_ = false;
   bool closed_ = false, in_recv_ = false, h1_ = false, h1_busy_ = false, h1_close_ = false, close_after_flush_ = false;
   bool h1_continued_ = false;  // "100 Continue" sent for the request being received
+  bool watching_writes_ = false;  // EPOLLOUT is in the socket's epoll interest
   nghttp2_session* h2_ = nullptr;
   std::unordered_map<std::int32_t, stream_state> streams_;
   friend struct reply_to;
