@@ -23,6 +23,12 @@ namespace {
 constexpr std::uint64_t doorbell_tag = 0;  // epoll data of the doorbell; workers use generations >= 1
 
 std::string seconds(unsigned s) { return std::to_string(s) + " s"; }
+
+// Time points here come from steady_clock and from tick_clock (the hot path's), which agree to
+// microseconds: a duration between a point of each is clamped, never reported negative.
+std::chrono::nanoseconds elapsed(clock::time_point from, clock::time_point to) {
+  return std::max(std::chrono::nanoseconds(0), std::chrono::duration_cast<std::chrono::nanoseconds>(to - from));
+}
 }  // namespace
 
 local_pool::local_pool(local_options options) : options_(options) {
@@ -297,10 +303,10 @@ void local_pool::handle_frame(worker& w, const protocol::frame_header& h, byte_b
       *end++ = '-';
       end = std::to_chars(end, id + sizeof id, w.served).ptr;
       result.stats.invocation_id.assign(id, end);
-      result.stats.queued = c.assigned - c.submitted;
+      result.stats.queued = elapsed(c.submitted, c.assigned);
       result.stats.execution = std::chrono::nanoseconds(h.exec_ns);
       mean_exec_ns_ += (static_cast<double>(h.exec_ns) - mean_exec_ns_) / 8;
-      result.stats.round_trip = now - c.submitted;
+      result.stats.round_trip = elapsed(c.submitted, now);
       if (h.code == protocol::status::ok) result.result = std::move(payload);
       else result.error = protocol::error_from(h.code, payload.span(), c.work.function_name);
       finish(h.call_id, std::move(result));
@@ -498,8 +504,8 @@ void local_pool::reap(std::uint64_t generation) {
     call& c = calls_.at(id);
     outcome failed;
     failed.stats.worker = w.process.pid;
-    failed.stats.queued = c.assigned - c.submitted;
-    failed.stats.round_trip = clock::now() - c.submitted;
+    failed.stats.queued = elapsed(c.submitted, c.assigned);
+    failed.stats.round_trip = elapsed(c.submitted, clock::now());
     const std::string fn = c.work.function_name;
     if (id == w.killed_for) {
       failed.error = std::make_exception_ptr(timeout_error(

@@ -43,6 +43,22 @@ TEST(LocalDispatch, ResultArgumentsAndCaptures) {
   EXPECT_EQ(out, fn("world", 2));
   EXPECT_GT(stats.worker, 0);
   EXPECT_GE(stats.round_trip, stats.execution);
+  EXPECT_GE(stats.queued.count(), 0);
+}
+
+// Many short calls: statistics stay consistent however the host's and the worker's clocks
+// (steady_clock and the TSC-based one of the hot path) were read.
+TEST(LocalDispatch, StatisticsOfManyShortCallsAreConsistent) {
+  auto instance = dispatcher().create_instance();
+  int out = 0;
+  for (int i = 0; i < 2000; ++i) {
+    cppless::dispatch(instance, [](int x) { return x + 1; }, out, i);
+    auto [id, stats] = instance.wait_one();
+    ASSERT_EQ(out, i + 1);
+    ASSERT_GE(stats.queued.count(), 0) << "call " << id;
+    ASSERT_GT(stats.round_trip.count(), 0) << "call " << id;
+    ASSERT_GE(stats.execution.count(), 0) << "call " << id;
+  }
 }
 
 TEST(LocalDispatch, VoidFunctionsAndFutures) {
