@@ -2,10 +2,24 @@
 #include <cppless/aws/settings.hpp>
 #include <cppless/error.hpp>
 
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <string_view>
+#include <utility>
+#include <vector>
+
+extern char** environ;
 
 namespace cppless::aws {
 
@@ -68,6 +82,121 @@ std::string get(const section* s, const char* key) {
   return it == s->end() ? std::string() : it->second;
 }
 
+// The command line of credential_process, split like the SDKs do (Python's shlex.split):
+// whitespace separates words, single quotes keep everything, double quotes keep all but \" and
+// \\, a backslash outside quotes escapes the next character. No shell runs it.
+std::vector<std::string> split_command(const std::string& line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::exchange(word, {}));
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (c == '\'') {
+      const auto end = line.find('\'', i + 1);
+      if (end == std::string::npos) throw error("cppless aws: credential_process: unmatched ' in: " + line);
+      word.append(line, i + 1, end - i - 1);
+      i = end;
+    } else if (c == '"') {
+      for (++i;; ++i) {
+        if (i >= line.size()) throw error("cppless aws: credential_process: unmatched \" in: " + line);
+        if (line[i] == '"') break;
+        if (line[i] == '\\' && i + 1 < line.size() && (line[i + 1] == '"' || line[i + 1] == '\\')) ++i;
+        word += line[i];
+      }
+    } else if (c == '\\' && i + 1 < line.size()) {
+      word += line[++i];
+    } else {
+      word += c;
+    }
+  }
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+// Runs the profile's credential_process (the AWS CLI's "sourcing credentials with an external
+// process"): it prints {"Version": 1, "AccessKeyId", "SecretAccessKey", "SessionToken"?,
+// "Expiration"?} on stdout. A failure names the command and what it wrote on stderr, never its
+// stdout (which holds the secret).
+credentials run_credential_process(const std::string& command, const std::string& source) {
+  const std::vector<std::string> words = split_command(command);
+  if (words.empty()) throw error("cppless aws: credential_process of " + source + " is empty");
+  const std::string what = "cppless aws: credential_process '" + words[0] + "' of " + source;
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) throw error(what + ": pipe: " + std::strerror(errno));
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(out[0]);
+    ::close(out[1]);
+    throw error(what + ": pipe: " + std::strerror(errno));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  std::vector<char*> argv;
+  std::vector<std::string> storage = words;
+  for (auto& w : storage) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(out[1]);
+  ::close(err[1]);
+  if (rc != 0) {
+    ::close(out[0]);
+    ::close(err[0]);
+    throw error(what + " could not be started: " + std::strerror(rc));
+  }
+  // Both pipes are drained together, so a chatty stderr cannot block the process.
+  std::string stdout_text, stderr_text;
+  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  for (int open = 2; open > 0;) {
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[4096];
+      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        (i == 0 ? stdout_text : stderr_text).append(buf, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open;
+      }
+    }
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  while (!stderr_text.empty() && (stderr_text.back() == '\n' || stderr_text.back() == '\r')) stderr_text.pop_back();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw error(what + " failed (" +
+                (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
+                                   : "signal " + std::to_string(WTERMSIG(status))) +
+                ")" + (stderr_text.empty() ? "" : ": " + stderr_text));
+  const auto doc = nlohmann::json::parse(stdout_text, nullptr, false);
+  if (!doc.is_object()) throw error(what + " did not print a JSON object");
+  if (doc.value("Version", 0) != 1)
+    throw error(what + " printed credentials of an unsupported Version (1 is expected)");
+  credentials c;
+  c.access_key_id = doc.value("AccessKeyId", "");
+  c.secret_access_key = doc.value("SecretAccessKey", "");
+  c.session_token = doc.value("SessionToken", "");
+  c.expiration = doc.value("Expiration", "");
+  c.source = "credential_process of " + source;
+  if (c.access_key_id.empty() || c.secret_access_key.empty())
+    throw error(what + " printed no AccessKeyId or SecretAccessKey");
+  return c;
+}
+
 }  // namespace
 
 settings settings::resolve() {
@@ -90,16 +219,20 @@ settings settings::resolve() {
 
   // Credentials: the environment wins only as a complete pair, like the SDKs.
   if (auto id = env("AWS_ACCESS_KEY_ID"), secret = env("AWS_SECRET_ACCESS_KEY"); !id.empty() && !secret.empty()) {
-    out.creds = {id, secret, env("AWS_SESSION_TOKEN"), "environment"};
+    out.creds = {id, secret, env("AWS_SESSION_TOKEN"), "environment", ""};
   } else if (!get(cred_section, "aws_access_key_id").empty()) {
     out.creds = {get(cred_section, "aws_access_key_id"), get(cred_section, "aws_secret_access_key"),
-                 get(cred_section, "aws_session_token"), credentials_path + " [" + out.profile + "]"};
+                 get(cred_section, "aws_session_token"), credentials_path + " [" + out.profile + "]", ""};
+  } else if (auto process = get(cred_section, "credential_process"); !process.empty()) {
+    out.creds = run_credential_process(process, credentials_path + " [" + out.profile + "]");
+  } else if (auto process_conf = get(conf_section, "credential_process"); !process_conf.empty()) {
+    out.creds = run_credential_process(process_conf, config_path + " [" + out.profile + "]");
   } else if (!get(conf_section, "aws_access_key_id").empty()) {
     out.creds = {get(conf_section, "aws_access_key_id"), get(conf_section, "aws_secret_access_key"),
-                 get(conf_section, "aws_session_token"), config_path + " [" + out.profile + "]"};
+                 get(conf_section, "aws_session_token"), config_path + " [" + out.profile + "]", ""};
   } else {
     throw error("cppless aws: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or configure profile '" +
-                out.profile + "' in " + credentials_path + " (credential_process, SSO and instance roles are not read)");
+                out.profile + "' in " + credentials_path + " (SSO and instance roles are not read)");
   }
   if (out.creds.secret_access_key.empty())
     throw error("cppless aws: credentials from " + out.creds.source + " have a key id but no secret access key");
@@ -127,7 +260,8 @@ settings settings::resolve() {
 
 std::string settings::describe() const {
   return "region " + region + ", endpoint " + endpoint + ", key " + creds.access_key_id + " from " + creds.source +
-         (creds.session_token.empty() ? "" : " (with session token)");
+         (creds.session_token.empty() ? "" : " (with session token)") +
+         (creds.expiration.empty() ? "" : ", expiring " + creds.expiration);
 }
 
 }  // namespace cppless::aws

@@ -3,8 +3,10 @@
 // Resolved the way the AWS CLI and SDKs do, so a machine set up for them works unchanged:
 //   credentials: AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN), else the
 //                profile (AWS_PROFILE, else "default") in the shared credentials file
-//                (AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials), else in the config file
-//                (AWS_CONFIG_FILE, else ~/.aws/config, section "[profile NAME]" or "[default]");
+//                (AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials), else the profile's
+//                `credential_process` (run without a shell; its JSON gives the keys), else keys
+//                in the config file (AWS_CONFIG_FILE, else ~/.aws/config, section
+//                "[profile NAME]" or "[default]"). SSO and instance roles are not read.
 //   region:      AWS_REGION, AWS_DEFAULT_REGION, the profile's `region`;
 //   endpoint:    AWS_ENDPOINT_URL_LAMBDA, AWS_ENDPOINT_URL, the profile's `endpoint_url`,
 //                else https://lambda.<region>.amazonaws.com;
@@ -23,6 +25,7 @@ struct credentials {
   std::string secret_access_key;
   std::string session_token;  // empty for long-term keys
   std::string source;         // "environment", "~/.aws/credentials [default]", ...
+  std::string expiration;     // credential_process: when they expire (ISO 8601), else empty
 };
 
 struct settings {
