@@ -38,7 +38,8 @@ struct local_options {
 class local_dispatcher {
  public:
   // Default options, except where the environment says otherwise: CPPLESS_WORKERS (number of
-  // workers, 0: one per hardware thread) and CPPLESS_HOT_POLL_US (hot_poll in microseconds).
+  // workers, 0: one per hardware thread), CPPLESS_HOT_POLL_US (hot_poll in microseconds) and
+  // CPPLESS_PREFETCH (calls held per busy worker).
   local_dispatcher();
   explicit local_dispatcher(local_options options);
 

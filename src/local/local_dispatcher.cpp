@@ -30,6 +30,8 @@ local_options options_from_env() {
     options.workers = static_cast<unsigned>(workers);
   if (const long long poll = number("CPPLESS_HOT_POLL_US", 10'000'000); poll >= 0)
     options.hot_poll = std::chrono::microseconds(poll);
+  if (const long long prefetch = number("CPPLESS_PREFETCH", 64); prefetch >= 0)
+    options.prefetch = static_cast<unsigned>(prefetch);
   return options;
 }
 }  // namespace

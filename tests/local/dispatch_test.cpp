@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <cstdlib>
+#include <unistd.h>
+
 namespace {
 
 struct particle {
@@ -210,3 +213,28 @@ TEST(LocalDispatch, ManyInstancesFromManyThreads) {
 }
 
 }  // namespace
+
+// The environment's overrides of a default-constructed dispatcher; malformed values are refused.
+TEST(LocalDispatch, EnvironmentOverridesAndRefusesMalformedValues) {
+  ::setenv("CPPLESS_WORKERS", "1", 1);
+  ::setenv("CPPLESS_PREFETCH", "2", 1);
+  {
+    cppless::local_dispatcher one;
+    auto instance = one.create_instance();
+    std::vector<int> pids(6);
+    for (auto& pid : pids) cppless::dispatch(instance, [] { return static_cast<int>(::getpid()); }, pid);
+    cppless::wait(instance, pids.size());
+    EXPECT_EQ(std::set<int>(pids.begin(), pids.end()).size(), 1u) << "one worker serves every call";
+  }
+  ::setenv("CPPLESS_PREFETCH", "two", 1);
+  try {
+    cppless::local_dispatcher bad;
+    FAIL() << "a malformed CPPLESS_PREFETCH was accepted";
+  } catch (const cppless::error& e) {
+    EXPECT_NE(std::string(e.what()).find("CPPLESS_PREFETCH='two'"), std::string::npos) << e.what();
+  }
+  ::unsetenv("CPPLESS_PREFETCH");
+  ::setenv("CPPLESS_WORKERS", "-3", 1);
+  EXPECT_THROW(cppless::local_dispatcher{}, cppless::error);
+  ::unsetenv("CPPLESS_WORKERS");
+}
