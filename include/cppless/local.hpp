@@ -31,6 +31,10 @@ struct local_options {
   // finishes, without waiting for the host (which may then sleep instead of polling a core
   // away from the workers). A call handed over but not started when its worker dies goes to
   // another worker: it never ran. 0: a worker gets its next call only after it returned a result.
+  // From 2 on, a worker with two calls or more waiting wakes a sleeping host only when it is down
+  // to one (the host still looks every millisecond): for many short calls (n-queens N=14 in 2,744
+  // calls of ~80 us on 2 cores) 2 ran ~10% faster than 1; held calls are not taken back by an
+  // idle worker, so with calls of very unequal length keep 1.
   unsigned prefetch = 1;
   std::size_t max_payload = std::size_t{256} << 20;  // bigger payloads fail at dispatch
 };

@@ -33,6 +33,9 @@ struct alignas(64) region_header {
   alignas(64) std::atomic<std::uint32_t> worker_seq{0};      // futex word the worker sleeps on
   std::atomic<std::uint32_t> worker_sleeping{0};
   alignas(64) std::atomic<std::uint32_t> host_sleeping{0};  // host sleeps on the shared eventfd
+  // Set by a sleeping host that has bytes for this worker which did not fit: only then does the
+  // worker's reading (which makes room) need to wake it.
+  std::atomic<std::uint32_t> host_wants_room{0};
 };
 
 inline constexpr std::size_t region_size = sizeof(region_header) + 2 * ring_capacity;

@@ -11,6 +11,7 @@
 #include <cppless/protocol.hpp>
 
 #include <chrono>
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 
@@ -30,12 +31,15 @@ class uplink final : public backend {
  private:
   bool next_frame(protocol::frame_header& header, byte_buffer& payload, bool announce_waiting,
                   clock::time_point until);
-  void send(const protocol::frame_header& header, std::span<const std::byte> payload);
+  void send(const protocol::frame_header& header, std::span<const std::byte> payload, bool wake = true);
+  // Frames waiting in the inbound ring: 0, 1, or 2 for "two or more".
+  int frames_waiting() const;
   void serve(const protocol::frame_header& header, byte_buffer&& payload);
   void deliver(const protocol::frame_header& header, byte_buffer&& payload);
   // Sleeps until the host wakes us: for room in the outbound ring, or for inbound bytes.
   void sleep_until_woken(clock::time_point until, bool for_room);
-  void notify_host();
+  void notify_host();          // after writing: the host may sleep waiting for frames
+  void notify_host_of_room();  // after reading: the host may sleep waiting for room
 
   region shared_;
   ring in_, out_;
@@ -48,6 +52,7 @@ class uplink final : public backend {
   std::unordered_map<std::uint64_t, completion> nested_;
   unsigned served_ = 0;
   byte_buffer spare_result_;  // the last result's buffer, for the next one
+  std::atomic<bool> doorbell_owed_{false};  // a result was sent without waking a sleeping host
 };
 
 // The uplink of this process if it is a worker, else null.

@@ -41,6 +41,18 @@ void uplink::notify_host() {
   }
 }
 
+void uplink::notify_host_of_room() {
+  // The read position was published with a release store; the fence orders it before the
+  // flags' loads (store-load), so a host that went to sleep waiting for room is never missed.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  region_header& h = shared_.header();
+  // host_sleeping first (acquire): the host sets host_wants_room before it, so it is seen too.
+  if (h.host_sleeping.load(std::memory_order_acquire) && h.host_wants_room.load(std::memory_order_relaxed)) {
+    std::uint64_t one = 1;
+    [[maybe_unused]] auto n = ::write(doorbell_, &one, sizeof one);
+  }
+}
+
 void uplink::sleep_until_woken(clock::time_point until, bool for_room) {
   region_header& h = shared_.header();
   h.worker_sleeping.store(1, std::memory_order_seq_cst);
@@ -54,20 +66,32 @@ void uplink::sleep_until_woken(clock::time_point until, bool for_room) {
   if (::getppid() != host_) std::_Exit(0);  // the host is gone; nobody wants our results
 }
 
-void uplink::send(const protocol::frame_header& header, std::span<const std::byte> payload) {
+void uplink::send(const protocol::frame_header& header, std::span<const std::byte> payload, bool wake) {
   std::lock_guard guard(send_mutex_);
   std::span<const std::byte> head(reinterpret_cast<const std::byte*>(&header), sizeof header);
   while (!head.empty() || !payload.empty()) {
     const std::size_t n = out_.write_some(head, payload);
     if (n == 0) {
+      notify_host();  // only the host can make room: it must be awake for that
+      doorbell_owed_ = false;
       sleep_until_woken(clock::now() + std::chrono::milliseconds(100), true);
       continue;
     }
     const std::size_t from_head = std::min(n, head.size());
     head = head.subspan(from_head);
     payload = payload.subspan(n - from_head);
-    notify_host();
+    if (wake) notify_host();
   }
+}
+
+int uplink::frames_waiting() const {
+  const std::size_t total = in_.readable();
+  if (total == 0) return 0;
+  const auto bytes = in_.peek();
+  protocol::frame_header next;
+  if (bytes.size() < sizeof next) return 1;  // its header wraps around the ring: say one
+  std::memcpy(&next, bytes.data(), sizeof next);
+  return total > sizeof next + next.payload_size ? 2 : 1;
 }
 
 bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bool announce_waiting,
@@ -85,9 +109,10 @@ bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bo
     auto bytes = in_.peek();
     if (!bytes.empty()) {
       in_.consume(decoder_.feed(bytes.data(), bytes.size()));
-      notify_host();  // the host may be waiting for room to write
+      notify_host_of_room();
       continue;
     }
+    if (doorbell_owed_.exchange(false)) notify_host();  // out of work: the host must see every result
     backoff.pause();
     if (round % 32 != 0) continue;  // the clock costs as much as a poll: read it now and then
     const auto now = clock::now();
@@ -116,7 +141,12 @@ void uplink::serve(const protocol::frame_header& call, byte_buffer&& payload) {
   }
   reply.exec_ns = static_cast<std::uint64_t>(std::chrono::nanoseconds(tick_clock::now() - started).count());
   reply.payload_size = static_cast<std::uint32_t>(out.result.size());
-  send(reply, out.result.span());
+  // With two more calls or more waiting here, a sleeping host need not wake for this result
+  // yet: this worker is busy for at least one more call, and rings when one is left (or when it
+  // runs out of work). Held calls (prefetch >= 2) so cost the host half the wake-ups or fewer.
+  const bool defer = shared_.header().host_sleeping.load(std::memory_order_relaxed) && frames_waiting() >= 2;
+  send(reply, out.result.span(), !defer);
+  doorbell_owed_.store(defer);
   // The next result is encoded into this buffer, unless it grew big (see frame_decoder::take).
   if (out.result.capacity() <= (std::size_t{1} << 20)) spare_result_ = std::move(out.result);
 }

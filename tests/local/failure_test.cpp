@@ -5,9 +5,13 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 #include <thread>
+
+#include <unistd.h>
 
 namespace {
 
@@ -172,6 +176,50 @@ TEST(LocalFailures, APrefetchedCallsTimeoutStartsWhenItStarts) {
   } catch (const cppless::timeout_error& e) {
     EXPECT_EQ(e.call_id(), stuck_id);
   }
+}
+
+// With calls held behind the running one (prefetch 2), a worker may send a result without waking
+// a sleeping host. The host must still learn of it soon, even when the next call then blocks on
+// something the host does only after that result: here B waits (150 ms at most) for a file the
+// host creates once A's future is ready. The host looks at the rings every millisecond while a
+// worker holds calls; without that it would only look again when its 200 ms wait runs out.
+TEST(LocalFailures, AResultIsNotWithheldBehindACallThatWaitsForTheHost) {
+  cppless::local_options options;
+  options.workers = 1;
+  options.prefetch = 2;
+  options.hot_poll = std::chrono::microseconds(0);  // the host sleeps at once
+  cppless::local_dispatcher dispatcher(options);
+  auto instance = dispatcher.create_instance();
+  const std::string flag = "/tmp/cppless-withheld-" + std::to_string(::getpid());
+  std::remove(flag.c_str());
+  auto a = cppless::async(instance, [](int x) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the host is asleep by now
+    return x;
+  }, 1);
+  bool saw_flag = false;
+  int c = 0;
+  cppless::dispatch(instance, [flag] {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(150);
+    while (std::chrono::steady_clock::now() < give_up) {
+      if (std::FILE* f = std::fopen(flag.c_str(), "r")) {
+        std::fclose(f);
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return false;
+  }, saw_flag);
+  cppless::dispatch(instance, [](int x) { return x; }, c, 3);  // so two frames wait behind A
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(a.get(), 1);
+  std::FILE* f = std::fopen(flag.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  cppless::wait(instance, 2);
+  std::remove(flag.c_str());
+  EXPECT_TRUE(saw_flag) << "A's result reached the host only after B gave up ("
+                        << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s)";
+  EXPECT_EQ(c, 3);
 }
 
 TEST(LocalFailures, UnknownFunctionAndForeignFingerprint) {
