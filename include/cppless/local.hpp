@@ -33,7 +33,7 @@ struct local_options {
   // another worker: it never ran. 0: a worker gets its next call only after it returned a result.
   // From 2 on, a worker with two calls or more waiting wakes a sleeping host only when it is down
   // to one (the host still looks every millisecond): for many short calls (n-queens N=14 in 2,744
-  // calls of ~80 us on 2 cores) 2 ran ~10% faster than 1; held calls are not taken back by an
+  // calls of ~80 us on 2 cores) 2 ran ~7% faster than 1; held calls are not taken back by an
   // idle worker, so with calls of very unequal length keep 1.
   unsigned prefetch = 1;
   std::size_t max_payload = std::size_t{256} << 20;  // bigger payloads fail at dispatch
