@@ -306,8 +306,12 @@ void* invoke_client::take_easy() {
 void invoke_client::release_easy(pending_call* c) {
   if (!c->easy) return;
   // A handle keeps no state of the call that matters to the next one: every per-call option is
-  // set again in start(); the cache of connections lives in the multi handle.
-  idle_easies_.push_back(c->easy);
+  // set again in start(); the cache of connections lives in the multi handle. The pool is
+  // bounded: a handle holds its buffers (~20 KB), and a burst of 10,000 calls in flight must not
+  // leave 10,000 of them behind.
+  constexpr std::size_t max_idle = 256;
+  if (idle_easies_.size() < max_idle) idle_easies_.push_back(c->easy);
+  else curl_easy_cleanup(static_cast<CURL*>(c->easy));
   c->easy = nullptr;
 }
 
