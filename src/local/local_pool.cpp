@@ -453,10 +453,11 @@ void local_pool::wait_for_events(std::unique_lock<std::mutex>& lock, clock::time
   clock::time_point wake = until;
   for (auto& w : workers_) {
     for (std::uint64_t id : w->running) wake = std::min(wake, calls_.at(id).deadline);
-    // A worker with more frames behind the call it runs may hold back its doorbell for a result
-    // until it is down to one (see uplink::serve): look at the rings at least every millisecond
-    // then, so such a result is never withheld for long (the host may be waiting for exactly it).
-    if (w->running.size() >= 2 || w->waiting) wake = std::min(wake, clock::now() + std::chrono::milliseconds(1));
+    // A worker with two frames or more behind the call it runs may hold back its doorbell for a
+    // result until it is down to one (see uplink::serve): look at the rings at least every
+    // millisecond then, so such a result is never withheld for long (the host may be waiting for
+    // exactly it). With the default prefetch of 1 a worker holds one call at most: no such wake-ups.
+    if (w->running.size() >= 3 || w->waiting) wake = std::min(wake, clock::now() + std::chrono::milliseconds(1));
   }
   for (auto& w : workers_) {
     w->shared.header().host_wants_room.store(w->outbound.empty() ? 0 : 1, std::memory_order_relaxed);
