@@ -62,6 +62,7 @@ struct aws_options {
 struct aws_totals {
   std::uint64_t calls = 0, failed = 0, cold = 0, retries = 0;
   std::chrono::milliseconds billed{0};   // sum of Lambda's billed durations (from the log tail)
+  std::uint64_t credential_refreshes = 0;  // temporary credentials fetched again before expiry
 };
 
 class aws_dispatcher {

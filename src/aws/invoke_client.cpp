@@ -153,7 +153,8 @@ invoke_client::invoke_client(const aws_options& options) : options_(options) {
     throw error("cppless aws: dispatcher without region, endpoint or credentials (use aws_dispatcher::from_env())");
   prefix_ = options_.function_prefix.empty() ? executable_name() : options_.function_prefix;
   sigv4_ = "aws:amz:" + s.region + ":lambda";
-  user_ = s.creds.access_key_id;
+  creds_ = s.creds;
+  creds_expire_ = creds_.expires();
   options_.connections = std::max(1u, options_.connections);
   // HTTPS negotiates HTTP/2 by ALPN, as with Lambda itself. Plain http:// endpoints (local
   // servers) would need h2c with prior knowledge, whose connection reuse is broken before
@@ -166,15 +167,7 @@ invoke_client::invoke_client(const aws_options& options) : options_(options) {
                                   : CURL_HTTP_VERSION_1_1;
   if (http_version_ == CURL_HTTP_VERSION_1_1) options_.http2 = false;
   options_.max_attempts = std::max(1u, options_.max_attempts);
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  headers = curl_slist_append(headers, "X-Amz-Invocation-Type: RequestResponse");
-  if (options_.log_tail) headers = curl_slist_append(headers, "X-Amz-Log-Type: Tail");
-  if (!s.creds.session_token.empty())
-    headers = curl_slist_append(headers, ("X-Amz-Security-Token: " + s.creds.session_token).c_str());
-  // No empty "Expect:" to turn 100-continue off: libcurl before 8.3 signs that removed header
-  // (curl issue #11664) and AWS refuses a signed header the request lacks. HTTP/2 has no
-  // 100-continue, and HTTP/1.1 asks for it only for bodies over 1 MB.
-  headers_ = headers;
+  build_headers();
 
   CURLM* multi = curl_multi_init();
   if (!multi) throw error("cppless aws: curl_multi_init failed");
@@ -201,6 +194,7 @@ invoke_client::~invoke_client() {
   for (auto* e : idle_easies_) curl_easy_cleanup(static_cast<CURL*>(e));
   curl_multi_cleanup(static_cast<CURLM*>(multi_));
   curl_slist_free_all(static_cast<curl_slist*>(headers_));
+  for (void* old : retired_headers_) curl_slist_free_all(static_cast<curl_slist*>(old));
 }
 
 std::string invoke_client::function_name(const std::string& entry_id, const config_values& config) const {
@@ -274,7 +268,43 @@ aws_totals invoke_client::totals() const {
   t.cold = cold_.load();
   t.retries = retries_.load();
   t.billed = std::chrono::milliseconds(billed_ms_.load());
+  t.credential_refreshes = credential_refreshes_.load();
   return t;
+}
+
+void invoke_client::build_headers() {
+  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  headers = curl_slist_append(headers, "X-Amz-Invocation-Type: RequestResponse");
+  if (options_.log_tail) headers = curl_slist_append(headers, "X-Amz-Log-Type: Tail");
+  if (!creds_.session_token.empty())
+    headers = curl_slist_append(headers, ("X-Amz-Security-Token: " + creds_.session_token).c_str());
+  // No empty "Expect:" to turn 100-continue off: libcurl before 8.3 signs that removed header
+  // (curl issue #11664) and AWS refuses a signed header the request lacks. HTTP/2 has no
+  // 100-continue, and HTTP/1.1 asks for it only for bodies over 1 MB.
+  // Requests still out may use the previous list: it is kept until the client ends.
+  if (headers_) retired_headers_.push_back(headers_);
+  headers_ = headers;
+}
+
+void invoke_client::refresh_credentials_if_due() {
+  // Temporary credentials (credential_process) are fetched again 5 minutes before they expire,
+  // as the SDKs do; a failed attempt is retried after 30 s, and meanwhile calls go out with the
+  // old ones (until AWS answers ExpiredTokenException, a typed error).
+  const auto now = std::chrono::system_clock::now();
+  if (creds_expire_ == std::chrono::system_clock::time_point::max() || now + std::chrono::minutes(5) < creds_expire_ ||
+      now < next_refresh_attempt_)
+    return;
+  next_refresh_attempt_ = now + std::chrono::seconds(30);
+  try {
+    credentials fresh = settings::resolve().creds;
+    if (fresh.access_key_id.empty()) return;
+    creds_ = std::move(fresh);
+    creds_expire_ = creds_.expires();
+    build_headers();
+    ++credential_refreshes_;
+  } catch (const std::exception&) {
+    // Keep the old credentials; the next attempt is in 30 s.
+  }
 }
 
 void* invoke_client::take_easy() {
@@ -288,10 +318,7 @@ void* invoke_client::take_easy() {
   CURL* e = curl_easy_init();
   if (!e) return nullptr;
   const settings& s = options_.settings;
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, static_cast<curl_slist*>(headers_));
   curl_easy_setopt(e, CURLOPT_AWS_SIGV4, sigv4_.c_str());
-  curl_easy_setopt(e, CURLOPT_USERNAME, user_.c_str());
-  curl_easy_setopt(e, CURLOPT_PASSWORD, s.creds.secret_access_key.c_str());
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, http_version_);
   if (!s.ca_bundle.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, s.ca_bundle.c_str());
   curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
@@ -324,6 +351,10 @@ void invoke_client::start(pending_call* c) {
       return;
     }
     c->easy = e;
+    // The credentials and the header list may have been refreshed since the handle was made.
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, static_cast<curl_slist*>(headers_));
+    curl_easy_setopt(e, CURLOPT_USERNAME, creds_.access_key_id.c_str());
+    curl_easy_setopt(e, CURLOPT_PASSWORD, creds_.secret_access_key.c_str());
     curl_easy_setopt(e, CURLOPT_URL, c->target->url.c_str());
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, c->body.data());
     curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(c->body.size()));
@@ -441,6 +472,7 @@ void invoke_client::run() {
       if (stop_) break;
       fresh.swap(inbox_);
     }
+    if (!fresh.empty() || !waiting_.empty()) refresh_credentials_if_due();
     for (auto* c : fresh) start(c);
     fresh.clear();
     const auto now = clock::now();

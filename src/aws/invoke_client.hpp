@@ -12,6 +12,7 @@
 #include <cppless/instance.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -52,12 +53,13 @@ class invoke_client final : public backend {
   void complete(pending_call* call);
   void* take_easy();                      // CURL*: a reused handle, or a new one (null on failure)
   void release_easy(pending_call* call);  // its handle goes back to the pool
+  void build_headers();                   // headers_ from creds_ (the session token)
+  void refresh_credentials_if_due();      // I/O thread
   const invoke_target& target_for(const invocation& call);
 
   aws_options options_;
   std::string prefix_;
   std::string sigv4_;       // "aws:amz:<region>:lambda"
-  std::string user_;        // key id (for CURLOPT_USERNAME)
   long http_version_ = 0;   // CURL_HTTP_VERSION_*
   void* multi_ = nullptr;   // CURLM*
   void* headers_ = nullptr; // curl_slist*: the headers every request carries
@@ -73,8 +75,12 @@ class invoke_client final : public backend {
   std::vector<pending_call*> waiting_;  // retries not yet due
   std::unordered_set<pending_call*> active_;  // attached to the multi handle
   std::vector<void*> idle_easies_;            // CURL* handles between calls
+  credentials creds_;                         // refreshed before they expire (credential_process)
+  std::chrono::system_clock::time_point creds_expire_ = std::chrono::system_clock::time_point::max();
+  std::chrono::system_clock::time_point next_refresh_attempt_{};
+  std::vector<void*> retired_headers_;        // curl_slist* lists of earlier credentials
 
-  std::atomic<std::uint64_t> calls_{0}, failed_{0}, cold_{0}, retries_{0}, billed_ms_{0};
+  std::atomic<std::uint64_t> calls_{0}, failed_{0}, cold_{0}, retries_{0}, billed_ms_{0}, credential_refreshes_{0};
   std::thread io_;
 };
 

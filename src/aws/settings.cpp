@@ -12,7 +12,9 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <string_view>
@@ -256,6 +258,23 @@ settings settings::resolve() {
   out.role_arn = env("CPPLESS_LAMBDA_ROLE");
   if (out.role_arn.empty()) out.role_arn = get(conf_section, "cppless_lambda_role");
   return out;
+}
+
+std::chrono::system_clock::time_point credentials::expires() const {
+  // "2030-01-01T00:00:00Z", "2030-01-01T00:00:00.123Z" or "...+00:00" (always UTC from AWS).
+  std::tm t{};
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
+  if (expiration.empty() || std::sscanf(expiration.c_str(), "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &sec) != 6)
+    return std::chrono::system_clock::time_point::max();
+  t.tm_year = y - 1900;
+  t.tm_mon = mo - 1;
+  t.tm_mday = d;
+  t.tm_hour = h;
+  t.tm_min = mi;
+  t.tm_sec = sec;
+  const std::time_t when = ::timegm(&t);
+  if (when == static_cast<std::time_t>(-1)) return std::chrono::system_clock::time_point::max();
+  return std::chrono::system_clock::from_time_t(when);
 }
 
 std::string settings::describe() const {

@@ -11,6 +11,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <sys/stat.h>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -266,3 +268,40 @@ TEST(AwsDispatch, TimeoutAndCrashFailOneCallEach) {
 }
 
 }  // namespace
+
+// Temporary credentials from credential_process are fetched again before they expire. The server
+// knows only the second key the helper hands out (ASIAREFRESH2): the call succeeds only if the
+// client refreshed the first (expiring in a minute) before sending it.
+TEST(AwsDispatch, ExpiringProcessCredentialsAreRefreshed) {
+  local_lambda server({"--key", "ASIAREFRESH2:second-secret", "--key", "ASIAREFRESH3:third-secret"});
+  server.export_env();
+  ::unsetenv("AWS_ACCESS_KEY_ID");
+  ::unsetenv("AWS_SECRET_ACCESS_KEY");
+  const std::string dir = server.dir();
+  {
+    std::ofstream helper(dir + "/creds.sh");
+    helper << "#!/bin/sh\n"
+              "n=$(( $(cat " << dir << "/count 2>/dev/null || echo 0) + 1 ))\n"
+              "echo $n > " << dir << "/count\n"
+              "secret=first-secret; [ $n = 2 ] && secret=second-secret; [ $n -ge 3 ] && secret=third-secret\n"
+              "echo \"{\\\"Version\\\": 1, \\\"AccessKeyId\\\": \\\"ASIAREFRESH$n\\\", "
+              "\\\"SecretAccessKey\\\": \\\"$secret\\\", \\\"SessionToken\\\": \\\"token$n\\\", "
+              "\\\"Expiration\\\": \\\"$(date -u -d '+60 seconds' +%Y-%m-%dT%H:%M:%SZ)\\\"}\"\n";
+  }
+  ::chmod((dir + "/creds.sh").c_str(), 0755);
+  {
+    std::ofstream config(dir + "/config");
+    config << "[default]\ncredential_process = " << dir << "/creds.sh\n";
+  }
+  ::setenv("AWS_CONFIG_FILE", (dir + "/config").c_str(), 1);
+  cppless::aws_options options;
+  options.function_prefix = "aws-test";
+  auto dispatcher = cppless::aws_dispatcher::from_env(options);
+  auto instance = dispatcher.create_instance();
+  int out = 0;
+  cppless::dispatch(instance, [](int x) { return x * 2; }, out, 21);
+  EXPECT_NO_THROW(instance.wait_one());
+  EXPECT_EQ(out, 42);
+  EXPECT_EQ(dispatcher.totals().credential_refreshes, 1u);
+  ::setenv("AWS_CONFIG_FILE", "/nonexistent", 1);
+}

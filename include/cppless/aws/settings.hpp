@@ -16,6 +16,7 @@
 // describe() shows the key id and where each value came from.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 namespace cppless::aws {
@@ -26,6 +27,9 @@ struct credentials {
   std::string session_token;  // empty for long-term keys
   std::string source;         // "environment", "~/.aws/credentials [default]", ...
   std::string expiration;     // credential_process: when they expire (ISO 8601), else empty
+
+  // `expiration` as a time; time_point::max() when there is none (or it cannot be read).
+  std::chrono::system_clock::time_point expires() const;
 };
 
 struct settings {
