@@ -12,7 +12,7 @@
 
 #include "manifest.hpp"
 #include "s3_upload.hpp"
-#include "transfer_progress.hpp"
+#include "signed_request.hpp"
 
 #include <cppless/aws/naming.hpp>
 #include <cppless/aws/settings.hpp>
@@ -63,47 +63,24 @@ std::string sha256_b64(const std::string& data) {
   return b64(std::string(reinterpret_cast<char*>(d), sizeof d));
 }
 
-// The Lambda control plane, SigV4-signed by libcurl.
+// The Lambda control plane, SigV4-signed by libcurl (signed_request.hpp).
 class lambda_api {
  public:
-  explicit lambda_api(aws::settings s) : s_(std::move(s)) {
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    sigv4_ = "aws:amz:" + s_.region + ":lambda";
-  }
+  explicit lambda_api(aws::settings s) : s_(std::move(s)) {}
 
   http_result call(const std::string& method, const std::string& path, const std::string& body = {},
                    const std::string& progress_label = {}) {
-    CURL* c = curl_easy_init();
+    signed_request request;
+    request.method = method;
+    request.url = s_.endpoint + path;
+    request.service = "lambda";
+    request.headers = {"Content-Type: application/json"};
+    if (method == "POST" || method == "PUT") request.body = &body;
+    request.progress_label = progress_label;
+    signed_response response = send(s_, request);
     http_result r;
-    curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-    if (!s_.creds.session_token.empty())
-      headers = curl_slist_append(headers, ("X-Amz-Security-Token: " + s_.creds.session_token).c_str());
-    // Never an empty "Expect:": libcurl before 8.3 would sign it (see src/aws/invoke_client.cpp).
-    const std::string url = s_.endpoint + path;
-    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
-    if (method == "POST" || method == "PUT") {
-      curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
-      curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-    }
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(c, CURLOPT_AWS_SIGV4, sigv4_.c_str());
-    curl_easy_setopt(c, CURLOPT_USERNAME, s_.creds.access_key_id.c_str());
-    curl_easy_setopt(c, CURLOPT_PASSWORD, s_.creds.secret_access_key.c_str());
-    if (!s_.ca_bundle.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, s_.ca_bundle.c_str());
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, 600L);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, +[](char* d, std::size_t a, std::size_t b, void* u) {
-      static_cast<std::string*>(u)->append(d, a * b);
-      return a * b;
-    });
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r.body);
-    const bool shown = show_upload_progress(c, progress_label);
-    const CURLcode rc = curl_easy_perform(c);
-    if (shown) clear_progress_line();
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(c);
-    if (rc != CURLE_OK) throw std::runtime_error(method + " " + path + ": " + curl_easy_strerror(rc));
+    r.status = response.status;
+    r.body = std::move(response.body);
     r.doc = json::parse(r.body, nullptr, false);
     return r;
   }
@@ -139,7 +116,6 @@ class lambda_api {
 
  private:
   aws::settings s_;
-  std::string sigv4_;
 };
 
 // ---- packaging -------------------------------------------------------------------------------
