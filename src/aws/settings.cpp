@@ -6,11 +6,14 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
@@ -154,12 +157,29 @@ credentials run_credential_process(const std::string& command, const std::string
     ::close(err[0]);
     throw error(what + " could not be started: " + std::strerror(rc));
   }
-  // Both pipes are drained together, so a chatty stderr cannot block the process.
+  // Both pipes are drained together, so a chatty stderr cannot block the process. A helper that
+  // does not finish (waiting for a login that never comes) is killed: nothing hangs.
+  long timeout_s = 60;
+  if (const std::string t = env("CPPLESS_CREDENTIAL_PROCESS_TIMEOUT_S"); !t.empty()) {
+    char* end = nullptr;
+    timeout_s = std::strtol(t.c_str(), &end, 10);
+    if (*end != '\0' || timeout_s <= 0) timeout_s = 60;
+  }
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   std::string stdout_text, stderr_text;
   pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  bool timed_out = false;
   for (int open = 2; open > 0;) {
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(give_up - std::chrono::steady_clock::now()).count();
+    const int ready = left > 0 ? ::poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000))) : 0;
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) break;
+    if (ready == 0) {
+      if (std::chrono::steady_clock::now() < give_up) continue;
+      timed_out = true;
+      ::kill(pid, SIGKILL);
+      for (auto& f : fds)
+        if (f.fd >= 0) ::close(f.fd);
       break;
     }
     for (int i = 0; i < 2; ++i) {
@@ -178,6 +198,9 @@ credentials run_credential_process(const std::string& command, const std::string
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  if (timed_out)
+    throw error(what + " did not finish within " + std::to_string(timeout_s) +
+                " s and was stopped (CPPLESS_CREDENTIAL_PROCESS_TIMEOUT_S sets the limit)");
   while (!stderr_text.empty() && (stderr_text.back() == '\n' || stderr_text.back() == '\r')) stderr_text.pop_back();
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw error(what + " failed (" +

@@ -154,6 +154,14 @@ TEST_F(AwsSettings, CredentialProcessFailuresNameTheCommandNotTheSecret) {
 
   write("config", "[default]\ncredential_process = 'unterminated\n");
   EXPECT_NE(message().find("unmatched"), std::string::npos);
+
+  // A helper that never finishes (a login prompt nobody answers) is stopped.
+  write("hangs.sh", "#!/bin/sh\nexec sleep 600\n", true);
+  write("config", "[default]\ncredential_process = " + path("hangs.sh") + "\n");
+  ::setenv("CPPLESS_CREDENTIAL_PROCESS_TIMEOUT_S", "1", 1);
+  m = message();
+  ::unsetenv("CPPLESS_CREDENTIAL_PROCESS_TIMEOUT_S");
+  EXPECT_NE(m.find("did not finish within 1 s"), std::string::npos) << m;
 }
 
 }  // namespace
