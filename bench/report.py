@@ -840,6 +840,37 @@ def block_raytracer(rt):
                     + ["equal"], rows))
 
 
+def cost_figures(records):
+    """(memory_mb, functions) -> {'seconds', 'usd_x86', 'usd_arm', 'gb_s': Figure}, and the price model; or Unavailable."""
+    recs = [r for r in this_run(records, "bench_cost.jsonl", "bench_cost") if r.get("suite") == "cost" and "seconds" in r]
+    if not recs:
+        return Unavailable(not_measured(records, "bench_cost.jsonl", "bench_cost"))
+    per = defaultdict(lambda: defaultdict(list))
+    for r in recs:
+        d = per[(r["memory_mb"], r["functions"])]
+        d["seconds"].append(r["seconds"])
+        d["usd_x86"].append(r["lambda_x86_usd"])
+        d["usd_arm"].append(r["lambda_arm_usd"])
+        d["gb_s"].append(r["gb_seconds"])
+    return {"points": {k: {q: Figure(v) for q, v in d.items()} for k, d in sorted(per.items())},
+            "model": recs[0].get("price_model", ""), "samples": recs[0].get("samples", 0)}
+
+
+def block_cost(cost):
+    if isinstance(cost, Unavailable):
+        return f"_bench_cost: {cost.reason}._"
+    rows = []
+    for (memory, n), d in cost["points"].items():
+        rows.append([f"{memory:,}", f"{n}", with_spread(d["seconds"], fmt_s), f"{d['gb_s'].median:.3f}",
+                     f"${d['usd_x86'].median * 1e6:.2f}", f"${d['usd_arm'].median * 1e6:.2f}"])
+    return (runs_note("bench_cost", [d["seconds"] for d in cost["points"].values()])
+            + f"pi on {cost['samples']:,} samples split into N functions, run on local workers and traced; the "
+            "traces priced by `cppless report` (" + cost["model"] + "). Local workers get the same CPU whatever "
+            "the memory size, so memory changes the price here, not the time (on Lambda, more memory also "
+            "means more CPU). Figure: `docs/img/cost_parallelism.png`.\n\n"
+            + table(["memory MB", "functions", "seconds", "GB-s", "Lambda x86_64, µUSD", "Lambda arm64, µUSD"], rows))
+
+
 def goals(lat, tp, cold, apps, cores, ser, shared=None, aws=None):
     """[(goal, measured, met or None)]; shared and aws as shared_figures and aws_figures return them."""
     out = []
@@ -979,6 +1010,7 @@ def main():
     aws = aws_figures(records)
     graph = graph_figures(records)
     raytracer = raytracer_figures(records)
+    cost = cost_figures(records)
     goal_rows = goals(lat, tp, cold, apps, cores, ser, shared, aws)
     blocks = {
         "meta": block_meta(meta),
@@ -994,6 +1026,7 @@ def main():
         "aws": block_aws(aws),
         "graph": block_graph(graph),
         "raytracer": block_raytracer(raytracer),
+        "cost": block_cost(cost),
         "steps": block_steps(records),
     }
     text = open(doc).read() if os.path.exists(doc) else "# Performance\n"
