@@ -2,6 +2,7 @@
 #include <cppless/dispatch.hpp>
 #include <cppless/error.hpp>
 #include <cppless/instance.hpp>
+#include <cppless/trace.hpp>
 
 #include <deque>
 #include <thread>
@@ -90,15 +91,20 @@ std::int64_t instance::submit(invocation&& call, result_sink sink) {
   const std::int64_t id = state_->next_id++;
   ++state_->pending;
   std::weak_ptr<detail::instance_state> weak = state_;
+  // Tracing (trace.hpp): off, one relaxed load; the record ends with the call, exactly once.
+  trace::detail::call_record* traced =
+      trace::detail::active.load(std::memory_order_relaxed) ? trace::detail::begin(call, b) : nullptr;
   try {
-    b.submit(std::move(call), [weak, id, sink = std::move(sink)](outcome&& done) {
+    b.submit(std::move(call), [weak, id, sink = std::move(sink), traced](outcome&& done) {
+      done.stats.call_id = id;
+      if (traced) trace::detail::end(traced, done);
       auto state = weak.lock();
       if (!state) return;  // the instance is gone; so is the caller's storage
-      done.stats.call_id = id;
       decode_into(done, sink);
       state->ended.emplace_back(id, std::move(done));
     });
   } catch (...) {
+    trace::detail::discard(traced);
     --state_->pending;
     --state_->next_id;
     throw;
@@ -111,10 +117,18 @@ void instance::submit_detached(invocation&& call, backend::completion done) {
   std::unique_lock lock(b.mutex());
   b.admit(lock, call.payload.size());
   const std::int64_t id = state_->next_id++;
-  b.submit(std::move(call), [id, done = std::move(done)](outcome&& result) {
-    result.stats.call_id = id;
-    done(std::move(result));
-  });
+  trace::detail::call_record* traced =
+      trace::detail::active.load(std::memory_order_relaxed) ? trace::detail::begin(call, b) : nullptr;
+  try {
+    b.submit(std::move(call), [id, done = std::move(done), traced](outcome&& result) {
+      result.stats.call_id = id;
+      if (traced) trace::detail::end(traced, result);
+      done(std::move(result));
+    });
+  } catch (...) {
+    trace::detail::discard(traced);
+    throw;
+  }
 }
 
 void instance::drive_until(const std::function<bool()>& ready) {

@@ -3,8 +3,10 @@
 //   cppless manifest <executable> [--compact]   print the offloadable functions as JSON
 //   cppless deploy <executable>                  create/update its AWS Lambda functions
 //   cppless functions list|remove                the deployed cppless functions
+//   cppless report <trace.jsonl> [--html|--plot]  calls, times and cost from an invocation trace
 #include "deploy.hpp"
 #include "manifest.hpp"
+#include "report.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -21,6 +23,7 @@ int main(int argc, char** argv) {
   manifest->add_flag("--compact", compact, "One line instead of indented JSON");
 
   cppless::tools::add_aws_commands(app);
+  cppless::tools::add_report_command(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
