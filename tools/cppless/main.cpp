@@ -3,7 +3,9 @@
 //   cppless manifest <executable> [--compact]   print the offloadable functions as JSON
 //   cppless deploy <executable>                  create/update its AWS Lambda functions
 //   cppless functions list|remove                the deployed cppless functions
+//   cppless resource-manager | executor-manager  the servers of the lease backend
 #include "deploy.hpp"
+#include "lease_commands.hpp"
 #include "manifest.hpp"
 
 #include <CLI/CLI.hpp>
@@ -21,6 +23,7 @@ int main(int argc, char** argv) {
   manifest->add_flag("--compact", compact, "One line instead of indented JSON");
 
   cppless::tools::add_aws_commands(app);
+  cppless::tools::add_lease_commands(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
