@@ -475,6 +475,7 @@ executor_manager::executor executor_manager::spawn(int socket_fd, const lease_re
     ::_exit(127);
   }
   ::close(stats_fd);
+  e.watch_fd = ::fcntl(socket_fd, F_DUPFD_CLOEXEC, 3);
   e.pid = pid;
   e.running = true;
   e.started = std::chrono::steady_clock::now();
@@ -517,6 +518,28 @@ void executor_manager::reap() {
           std::uint32_t holder = static_cast<std::uint32_t>(pid);
           cores_->busy[e.core_index].compare_exchange_strong(holder, 0);
           if (!e.cgroup.empty()) ::rmdir(e.cgroup.c_str());
+          if (e.watch_fd >= 0) ::close(e.watch_fd);
+          e.watch_fd = -1;
+        }
+  }
+  // A client that went away (killed, crashed, or done) hangs up its connections: its executors
+  // are stopped even if they are inside a long function and would not notice for a while.
+  {
+    std::lock_guard lock(mutex_);
+    std::vector<pollfd> fds;
+    std::vector<executor*> owners;
+    for (auto& [id, l] : leases_)
+      for (auto& e : l.executors)
+        if (e.running && e.watch_fd >= 0) {
+          fds.push_back({e.watch_fd, POLLRDHUP, 0});
+          owners.push_back(&e);
+        }
+    if (!fds.empty() && ::poll(fds.data(), fds.size(), 0) > 0)
+      for (std::size_t i = 0; i < fds.size(); ++i)
+        if (fds[i].revents & (POLLRDHUP | POLLHUP | POLLERR)) {
+          ::kill(owners[i]->pid, SIGKILL);
+          ::close(owners[i]->watch_fd);
+          owners[i]->watch_fd = -1;
         }
   }
   std::vector<std::string> expired;

@@ -65,6 +65,7 @@ class executor_manager {
     executor_counters* counters = nullptr;  // mapped from a memfd; kept after exit for billing
     bool running = true;
     std::string cgroup;
+    int watch_fd = -1;  // our copy of the client's connection: its hang-up means the client is gone
   };
   struct lease_rec {
     lease_token token;

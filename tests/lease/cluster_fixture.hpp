@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <string>
 #include <vector>
@@ -35,7 +36,7 @@ class cluster {
   cppless::lease_dispatcher dispatcher(const std::string& user = "alice") const { return cppless::lease_dispatcher(client(user)); }
 
   process& resource_manager() { return rm_; }
-  std::vector<process>& managers() { return ems_; }
+  std::deque<process>& managers() { return ems_; }
   const std::string& dir() const { return dir_; }
   const std::string& cluster_key() const { return cluster_key_; }
   std::string secret_of(const std::string& user) const;
@@ -49,7 +50,7 @@ class cluster {
   process spawn(const std::vector<std::string>& args, const std::vector<std::string>& env);
   std::string dir_, cluster_key_;
   process rm_;
-  std::vector<process> ems_;
+  std::deque<process> ems_;  // references to its elements stay valid as managers are added
 };
 
 // Waits for a condition with a bounded deadline (no sleeps as synchronisation).
