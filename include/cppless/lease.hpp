@@ -99,6 +99,9 @@ class lease_instance : public instance {
   std::string lease_id() const;
   std::vector<lease_executor> executors() const;
   std::chrono::system_clock::time_point expires() const;
+  // The resource manager's word on the lease: "active", "released", "expired", or "lost" (every
+  // executor manager holding part of it stopped beating).
+  std::string state() const;
   // Gives the lease back now: its executors are stopped; calls still running fail.
   void release();
 

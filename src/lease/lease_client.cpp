@@ -605,6 +605,10 @@ lease_usage lease_client::usage() {
   return u;
 }
 
+std::string lease_client::state() const {
+  return ask_resource_manager({{"type", "status"}, {"lease", lease_id_}}).value("state", "");
+}
+
 std::vector<lease_executor> lease_client::executors() {
   std::lock_guard lock(mutex());
   std::vector<lease_executor> out;

@@ -32,6 +32,7 @@ class lease_client final : public backend {
   std::vector<lease_executor> executors();
   std::chrono::system_clock::time_point expires() const { return expires_wall_; }
   void release();
+  std::string state() const;
 
  private:
   struct outgoing {

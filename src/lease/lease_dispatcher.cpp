@@ -74,6 +74,7 @@ lease_usage lease_instance::usage() const { return need(client_).usage(); }
 std::string lease_instance::lease_id() const { return need(client_).lease_id(); }
 std::vector<lease_executor> lease_instance::executors() const { return need(client_).executors(); }
 std::chrono::system_clock::time_point lease_instance::expires() const { return need(client_).expires(); }
+std::string lease_instance::state() const { return need(client_).state(); }
 void lease_instance::release() { need(client_).release(); }
 
 }  // namespace cppless

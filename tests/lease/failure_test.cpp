@@ -178,6 +178,42 @@ TEST(LeaseFailures, ForgedExpiredOrForeignTokensAreRefusedBeforeCodeIsShipped) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(cache), {}), files_before);
 }
 
+TEST(LeaseFailures, MemoryBeyondTheLeaseIsRefusedToTheFunction) {
+#if CPPLESS_LEASE_TEST_SANITIZED
+  GTEST_SKIP() << "a sanitizer's shadow memory does not fit an address-space limit";
+#endif
+  cluster c;
+  c.add_manager(1);
+  auto instance = c.dispatcher().create_instance({.cores = 1, .memory_mb = 256, .duration = 60s});
+  auto touch = [](std::size_t mb) {
+    std::vector<char> block(mb << 20, 1);
+    return static_cast<int>(block[block.size() / 2]);
+  };
+  int ok = 0;
+  cppless::dispatch(instance, touch, ok, std::size_t{32});
+  cppless::wait(instance, 1);
+  EXPECT_EQ(ok, 1);
+  cppless::dispatch(instance, touch, ok, std::size_t{1024});
+  // rlimit: the allocation fails inside the function; cgroup: the kernel kills the executor.
+  try {
+    cppless::wait(instance, 1);
+    FAIL() << "1 GB fitted into a 256 MB lease";
+  } catch (const cppless::remote_error& e) {
+    EXPECT_NE(e.remote_type().find("bad_alloc"), std::string::npos) << e.what();
+  } catch (const cppless::worker_crashed&) {
+  }
+}
+
+TEST(LeaseFailures, SilentManagerIsDroppedAndItsLeaseReportedLost) {
+  cluster c(100);
+  auto& m = c.add_manager(1);
+  auto instance = c.dispatcher().create_instance({.cores = 1, .duration = 60s});
+  EXPECT_EQ(instance.state(), "active");
+  ::kill(m.pid, SIGSTOP);
+  EXPECT_TRUE(eventually([&] { return instance.state() == "lost"; }));
+  ::kill(m.pid, SIGCONT);
+}
+
 // Helper mode of this test binary (started by the next test): hold a lease with one long call,
 // say so, and wait to be killed.
 TEST(LeaseHelper, HoldLeaseUntilKilled) {
