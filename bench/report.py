@@ -20,6 +20,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+from report_lease import block_lease, lease_figures, lease_goals
+
 # --- loading ------------------------------------------------------------------------------------
 
 
@@ -931,6 +933,8 @@ def main():
     aws = aws_figures(records)
     graph = graph_figures(records)
     goal_rows = goals(lat, tp, cold, apps, cores, ser, shared, aws)
+    lease = lease_figures(records)
+    goal_rows += lease_goals(lease)
     blocks = {
         "meta": block_meta(meta),
         "goals": block_goals(goal_rows),
@@ -944,6 +948,7 @@ def main():
         "shared-scale": block_shared_scale(shared),
         "aws": block_aws(aws),
         "graph": block_graph(graph),
+        "lease": block_lease(lease),
         "steps": block_steps(records),
     }
     text = open(doc).read() if os.path.exists(doc) else "# Performance\n"

@@ -3,6 +3,7 @@
 #include <cppless/error.hpp>
 
 #include <poll.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -70,6 +71,7 @@ void executor_link::send(const protocol::frame_header& header, std::span<const s
 bool executor_link::next_frame(protocol::frame_header& header, byte_buffer& payload, bool announce_waiting,
                                clock::time_point until) {
   clock::time_point spin_start{};
+  unsigned idle_rounds = 0;
   bool announced = false;
   auto account_spin = [&](clock::time_point now) {
     if (spin_start == clock::time_point{}) return;
@@ -102,9 +104,17 @@ bool executor_link::next_frame(protocol::frame_header& header, byte_buffer& payl
       return false;
     }
     // Hot: poll the socket for the hot-poll window, then block (warm executors block at once).
+    // Past the first rounds, each round yields: a client (or anything) sharing this core runs
+    // at once instead of waiting for the end of our time slice.
     if (hot_poll_.count() > 0) {
-      if (spin_start == clock::time_point{}) spin_start = now;
-      if (now - spin_start < hot_poll_) continue;
+      if (spin_start == clock::time_point{}) {
+        spin_start = now;
+        idle_rounds = 0;
+      }
+      if (now - spin_start < hot_poll_) {
+        if (++idle_rounds > 64) ::sched_yield();
+        continue;
+      }
     }
     account_spin(now);
     if (announce_waiting && !announced) {

@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -532,6 +533,7 @@ bool lease_client::run_ready() {
 
 void lease_client::progress(std::unique_lock<std::mutex>& lock, clock::time_point until) {
   clock::time_point spin_until{};
+  unsigned idle_rounds = 0;
   for (;;) {
     if (run_ready()) return;
     auto now = clock::now();
@@ -540,6 +542,7 @@ void lease_client::progress(std::unique_lock<std::mutex>& lock, clock::time_poin
     if (run_ready()) return;
     if (pump()) {
       spin_until = {};
+      idle_rounds = 0;
       continue;
     }
     now = clock::now();
@@ -547,7 +550,11 @@ void lease_client::progress(std::unique_lock<std::mutex>& lock, clock::time_poin
     // Hot leases: the client polls too for a while (a call answered within it costs no wake-up).
     if (request_.mode == lease_mode::hot && !calls_.empty()) {
       if (spin_until == clock::time_point{}) spin_until = now + options_.client_hot_poll;
-      if (now < spin_until) continue;
+      if (now < spin_until) {
+        // An executor may share this core (2 cores here): past the first rounds, let it run.
+        if (++idle_rounds > 64) ::sched_yield();
+        continue;
+      }
     }
     wait_for_events(lock, until);
     spin_until = {};
