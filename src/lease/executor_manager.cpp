@@ -1,5 +1,7 @@
 #include "executor_manager.hpp"
 
+#include "rm_client.hpp"
+
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <poll.h>
@@ -166,14 +168,11 @@ void executor_manager::on_spawner(std::function<void()> work) {
 
 void executor_manager::connect_resource_manager() {
   net::fd_handle fd = net::connect_to(options_.resource_manager, 5s);
-  json hello = net::receive_message(fd.get(), net::after(5s));
-  const std::string nonce = hello.value("nonce", "");
-  net::send_message(fd.get(),
-                    {{"type", "auth"}, {"role", "manager"}, {"user", net::hostname()},
-                     {"proof", hmac_sha256_hex(options_.cluster_key, nonce + "|manager|" + net::hostname())}},
-                    net::after(5s));
-  json ok = net::receive_message(fd.get(), net::after(5s));
-  if (!ok.value("ok", false)) throw std::runtime_error("resource manager refused us: " + ok.value("error", "?"));
+  try {
+    authenticate(fd.get(), "manager", net::hostname(), options_.cluster_key, net::after(5s));
+  } catch (const refused& e) {
+    throw std::runtime_error(std::string("resource manager refused us: ") + e.what());
+  }
   net::send_message(fd.get(),
                     {{"type", "register"}, {"address", options_.advertise}, {"cores", options_.cores},
                      {"memory_mb", options_.memory_mb}},

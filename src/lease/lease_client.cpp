@@ -1,6 +1,7 @@
 #include "lease_client.hpp"
 
 #include "executor_shared.hpp"
+#include "rm_client.hpp"
 
 #include <cppless/entry.hpp>
 #include <cppless/error.hpp>
@@ -63,20 +64,10 @@ std::chrono::nanoseconds elapsed(clock::time_point a, clock::time_point b) {
 
 json lease_client::ask_resource_manager(const json& request) const {
   try {
-    auto fd = net::connect_to(net::parse_address(options_.resource_manager), options_.connect_timeout);
-    const auto until = net::after(options_.connect_timeout * 2);
-    json hello = net::receive_message(fd.get(), until);
-    const std::string nonce = hello.value("nonce", "");
-    net::send_message(fd.get(),
-                      {{"type", "auth"}, {"role", "client"}, {"user", options_.user},
-                       {"proof", lease::hmac_sha256_hex(options_.secret, nonce + "|client|" + options_.user)}},
-                      until);
-    json auth = net::receive_message(fd.get(), until);
-    if (!auth.value("ok", false)) throw lease_refused("cppless lease: resource manager: " + auth.value("error", "refused"));
-    net::send_message(fd.get(), request, until);
-    json reply = net::receive_message(fd.get(), until);
-    if (!reply.value("ok", false)) throw lease_refused("cppless lease: resource manager: " + reply.value("error", "refused"));
-    return reply;
+    return lease::ask_as_user(net::parse_address(options_.resource_manager), options_.user, options_.secret, request,
+                              options_.connect_timeout);
+  } catch (const lease::refused& e) {
+    throw lease_refused(std::string("cppless lease: resource manager: ") + e.what());
   } catch (const net::net_error& e) {
     throw error("cppless lease: resource manager " + options_.resource_manager + ": " + e.what());
   }

@@ -148,6 +148,28 @@ TEST(LeaseDispatch, WarmCallRefusedByABusyCoreIsSentAgain) {
   EXPECT_GE(usage.rejected, 1u);
 }
 
+TEST(LeaseDispatch, CliShowsALeaseAndItsUsage) {
+  cluster c;
+  c.add_manager(1);
+  auto instance = c.dispatcher().create_instance({.cores = 1, .duration = 60s});
+  EXPECT_EQ(cppless::async(instance, [] { return 5; }).get(), 5);
+  const std::string command = "CPPLESS_RESOURCE_MANAGER=tcp://" + c.resource_manager().address +
+                              " CPPLESS_USER=alice CPPLESS_SECRET=" + c.secret_of("alice") + " " + CPPLESS_CLI +
+                              " lease-status " + instance.lease_id();
+  // The managers report usage with their heartbeats: wait for the call to show.
+  std::string out;
+  EXPECT_TRUE(lease_test::eventually([&] {
+    out.clear();
+    FILE* p = ::popen(command.c_str(), "r");
+    char buf[4096];
+    while (p && std::fgets(buf, sizeof buf, p)) out += buf;
+    if (p) ::pclose(p);
+    return out.find("\"calls\": 1") != std::string::npos;
+  })) << out;
+  EXPECT_NE(out.find("\"state\": \"active\""), std::string::npos) << out;
+  EXPECT_EQ(out.find("\"mac\""), std::string::npos) << "tokens are not printed";
+}
+
 TEST(LeaseDispatch, LeaseTooLargeIsRefused) {
   cluster c;
   c.add_manager(1);

@@ -2,6 +2,7 @@
 
 #include "executor_manager.hpp"
 #include "resource_manager.hpp"
+#include "rm_client.hpp"
 
 #include <csignal>
 #include <cstdio>
@@ -126,6 +127,34 @@ void add_lease_commands(CLI::App& app) {
       std::printf("cppless executor-manager listening on %s\n", server.address().text().c_str());
       std::fflush(stdout);
       return serve_until_signalled(server);
+    });
+  });
+
+  struct status_args {
+    std::string rm, lease;
+  };
+  auto st = std::make_shared<status_args>();
+  auto* st_cmd = app.add_subcommand("lease-status", "Show one lease (state, parts, usage) or the executor managers, as JSON");
+  st_cmd->add_option("lease", st->lease, "Lease id (default: list the executor managers)");
+  st_cmd->add_option("--resource-manager", st->rm, "tcp://host:port (default: CPPLESS_RESOURCE_MANAGER)");
+  st_cmd->callback([st] {
+    guarded([&] {
+      const char* env_rm = std::getenv("CPPLESS_RESOURCE_MANAGER");
+      const std::string rm = !st->rm.empty() ? st->rm : env_rm ? env_rm : "";
+      if (rm.empty()) throw std::runtime_error("no resource manager (--resource-manager or CPPLESS_RESOURCE_MANAGER)");
+      const char* env_user = std::getenv("CPPLESS_USER");
+      const char* login = std::getenv("USER");
+      const std::string user = env_user && *env_user ? env_user : login ? login : "";
+      const std::string secret = lease::secret_from_env("CPPLESS_SECRET");
+      if (user.empty() || secret.empty()) throw std::runtime_error("set CPPLESS_USER and CPPLESS_SECRET (or CPPLESS_SECRET_FILE)");
+      nlohmann::json request = st->lease.empty() ? nlohmann::json{{"type", "managers"}}
+                                                 : nlohmann::json{{"type", "status"}, {"lease", st->lease}};
+      nlohmann::json reply = lease::ask_as_user(lease::net::parse_address(rm), user, secret, request, std::chrono::seconds(5));
+      reply.erase("ok");
+      if (auto parts = reply.find("parts"); parts != reply.end())
+        for (auto& p : *parts) p.erase("token");  // a status is for reading, not for reusing
+      std::cout << reply.dump(2) << "\n";
+      return 0;
     });
   });
 }
