@@ -115,6 +115,7 @@ executor_manager::executor_manager(executor_manager_options options) : options_(
 
 executor_manager::~executor_manager() {
   stop();
+  connections_.stop();
   if (spawner_.joinable()) spawner_.join();
   for (auto& t : threads_)
     if (t.joinable()) t.join();
@@ -204,8 +205,9 @@ void executor_manager::run() {
     int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
     net::set_nodelay(fd);
-    threads_.emplace_back([this, fd] { serve_client(net::fd_handle(fd)); });
+    connections_.start(net::fd_handle(fd), [this](int c) { serve_client(c); });
   }
+  connections_.stop();
 }
 
 // Heartbeats with the usage of every lease; revocations come back on the same connection. A lost
@@ -260,9 +262,9 @@ json executor_manager::usage_locked() const {
   return all;
 }
 
-void executor_manager::serve_client(net::fd_handle fd) {
+void executor_manager::serve_client(int fd) {
   try {
-    json request = net::receive_message(fd.get(), net::after(10s));
+    json request = net::receive_message(fd, net::after(10s));
     if (request.value("type", "") == "usage") {
       // Read-only: the usage of one lease, for a client holding a token of it.
       lease_token token = lease_token::from_json(request.at("token"));
@@ -270,19 +272,19 @@ void executor_manager::serve_client(net::fd_handle fd) {
       std::string why = ids_.count(token.manager) ? token.problem(options_.cluster_key, token.manager, 0) : "foreign token";
       if (why.find("expired") != std::string::npos) why.clear();  // usage stays readable after the end
       json all = usage_locked();
-      net::send_message(fd.get(), why.empty() ? json{{"ok", true}, {"usage", all.value(token.lease, json::object())}} : fail(why),
+      net::send_message(fd, why.empty() ? json{{"ok", true}, {"usage", all.value(token.lease, json::object())}} : fail(why),
                         net::after(5s));
       return;
     }
     if (request.value("type", "") != "executor") {
-      net::send_message(fd.get(), fail("unknown request"), net::after(5s));
+      net::send_message(fd, fail("unknown request"), net::after(5s));
       return;
     }
     lease_token token;
     try {
       token = lease_token::from_json(request.at("token"));
     } catch (const std::exception& e) {
-      net::send_message(fd.get(), fail(std::string("malformed token: ") + e.what()), net::after(5s));
+      net::send_message(fd, fail(std::string("malformed token: ") + e.what()), net::after(5s));
       return;
     }
     const std::string hash = request.at("executable").at("sha256").get<std::string>();
@@ -306,7 +308,7 @@ void executor_manager::serve_client(net::fd_handle fd) {
       if (!why.empty()) {
         if (l.executors.empty() && !l.ended) leases_.erase(token.lease);
         std::fprintf(stderr, "cppless executor-manager: refused a client: %s\n", why.c_str());
-        net::send_message(fd.get(), fail(why), net::after(5s));
+        net::send_message(fd, fail(why), net::after(5s));
         return;
       }
       index = static_cast<unsigned>(l.executors.size());
@@ -323,11 +325,11 @@ void executor_manager::serve_client(net::fd_handle fd) {
     bool cached = false;
     std::string path;
     try {
-      path = ensure_executable(fd.get(), hash, size, cached);
+      path = ensure_executable(fd, hash, size, cached);
     } catch (const std::exception& e) {
       unreserve();
       try {
-        net::send_message(fd.get(), fail(e.what()), net::after(5s));
+        net::send_message(fd, fail(e.what()), net::after(5s));
       } catch (...) {
       }
       return;
@@ -338,14 +340,14 @@ void executor_manager::serve_client(net::fd_handle fd) {
       auto& l = leases_[token.lease];
       if (l.ended) {
         l.executors[index].pid = 0;
-        net::send_message(fd.get(), fail("lease " + token.lease + " has ended"), net::after(5s));
+        net::send_message(fd, fail("lease " + token.lease + " has ended"), net::after(5s));
         return;
       }
       const lease_rec snapshot{l.token, l.ended, {}};
-      on_spawner([&] { started = spawn(fd.get(), snapshot, path, index); });
+      on_spawner([&] { started = spawn(fd, snapshot, path, index); });
       l.executors[index] = started;
     }
-    net::send_message(fd.get(),
+    net::send_message(fd,
                       {{"ok", true}, {"pid", started.pid}, {"cpu", started.cpu}, {"cached", cached},
                        {"manager", token.manager}, {"host", net::hostname()}},
                       net::after(5s));

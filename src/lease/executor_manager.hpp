@@ -8,6 +8,7 @@
 // revoked, and accounts allocation, compute and hot-polling time per lease.
 #pragma once
 
+#include "connection_threads.hpp"
 #include "executor_shared.hpp"
 #include "net.hpp"
 #include "token.hpp"
@@ -75,7 +76,7 @@ class executor_manager {
 
   void connect_resource_manager();
   void resource_manager_loop();
-  void serve_client(net::fd_handle fd);
+  void serve_client(int fd);
   std::string ensure_executable(int fd, const std::string& hash, std::uint64_t size, bool& cached);
   executor spawn(int socket_fd, const lease_rec& lease, const std::string& path, unsigned index);
   // Runs `fork_and_exec` on the spawner thread: PR_SET_PDEATHSIG fires when the *thread* that
@@ -99,7 +100,8 @@ class executor_manager {
   int cores_fd_ = -1;
   net::fd_handle rm_link_;
   std::chrono::milliseconds heartbeat_{1000};
-  std::vector<std::thread> threads_;
+  std::vector<std::thread> threads_;  // resource manager link, housekeeping
+  connection_threads connections_;
   std::mutex spawn_mutex_;
   std::condition_variable spawn_cv_;
   std::deque<std::function<void()>> spawn_queue_;

@@ -210,11 +210,7 @@ void lease_client::submit(invocation&& call_in, completion done) {
   calls_.emplace(id, std::move(c));
   queue_.push_back(id);
   if (released_ || !stranded_.empty()) {
-    fail_queue_if_stranded();
-    if (released_) {
-      queue_.pop_back();
-      fail(id, std::make_exception_ptr(lease_error("cppless lease: lease " + lease_id_ + " was released")));
-    }
+    fail_queue_if_stranded();  // this call too: nothing is left to run it
     return;
   }
   schedule(c.submitted);

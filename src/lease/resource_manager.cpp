@@ -24,8 +24,7 @@ resource_manager::resource_manager(resource_manager_options options)
 
 resource_manager::~resource_manager() {
   stop();
-  for (auto& t : threads_)
-    if (t.joinable()) t.join();
+  connections_.stop();
 }
 
 void resource_manager::stop() {
@@ -49,18 +48,19 @@ void resource_manager::run() {
     int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
     net::set_nodelay(fd);
-    threads_.emplace_back([this, fd] { serve_connection(net::fd_handle(fd)); });
+    connections_.start(net::fd_handle(fd), [this](int c) { serve_connection(c); });
   }
   keeper.join();
+  connections_.stop();
 }
 
 // Every connection starts with a challenge: the peer proves it knows its secret by the HMAC of
 // a fresh nonce (nothing secret crosses the wire, and a recorded answer is useless later).
-void resource_manager::serve_connection(net::fd_handle fd) {
+void resource_manager::serve_connection(int fd) {
   try {
     const std::string nonce = random_hex(16);
-    net::send_message(fd.get(), {{"type", "hello"}, {"nonce", nonce}}, net::after(5s));
-    json auth = net::receive_message(fd.get(), net::after(10s));
+    net::send_message(fd, {{"type", "hello"}, {"nonce", nonce}}, net::after(5s));
+    json auth = net::receive_message(fd, net::after(10s));
     const std::string role = auth.value("role", "");
     const std::string user = auth.value("user", "");
     const std::string proof = auth.value("proof", "");
@@ -71,12 +71,12 @@ void resource_manager::serve_connection(net::fd_handle fd) {
       if (it != options_.keys.users.end()) key = it->second;
     }
     if (key.empty() || !same_mac(proof, hmac_sha256_hex(key, nonce + "|" + role + "|" + user))) {
-      net::send_message(fd.get(), fail("authentication failed for " + role + " '" + user + "'"), net::after(5s));
+      net::send_message(fd, fail("authentication failed for " + role + " '" + user + "'"), net::after(5s));
       return;
     }
-    net::send_message(fd.get(), {{"ok", true}}, net::after(5s));
-    if (role == "manager") serve_manager(fd.get(), auth);
-    else serve_client(fd.get(), user);
+    net::send_message(fd, {{"ok", true}}, net::after(5s));
+    if (role == "manager") serve_manager(fd, auth);
+    else serve_client(fd, user);
   } catch (const std::exception&) {
     // A peer that went away or spoke nonsense: its connection ends, nothing else changes.
   }

@@ -5,6 +5,7 @@
 // path: once a client holds its tokens, calls go straight to the executors.
 #pragma once
 
+#include "connection_threads.hpp"
 #include "net.hpp"
 #include "token.hpp"
 
@@ -60,7 +61,7 @@ class resource_manager {
     std::shared_ptr<std::mutex> send_mutex;
   };
 
-  void serve_connection(net::fd_handle fd);
+  void serve_connection(int fd);
   void serve_manager(int fd, const nlohmann::json& hello);
   void serve_client(int fd, const std::string& user);
   nlohmann::json grant(const std::string& user, const nlohmann::json& request);
@@ -81,7 +82,7 @@ class resource_manager {
   std::map<std::string, lease_rec> leases_;
   std::uint64_t next_manager_ = 1, next_lease_ = 1;
   std::string instance_tag_;  // makes lease ids unique across restarts
-  std::vector<std::thread> threads_;
+  connection_threads connections_;
 };
 
 }  // namespace cppless::lease

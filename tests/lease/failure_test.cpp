@@ -115,6 +115,21 @@ TEST(LeaseFailures, LeaseExpiringDuringACallEndsItWithLeaseExpired) {
   EXPECT_TRUE(eventually([&] { return cluster::children_of(c.managers()[0].pid).empty(); }));
 }
 
+TEST(LeaseFailures, CallsAfterReleaseEndInLeaseError) {
+  cluster c;
+  c.add_manager(1);
+  auto instance = c.dispatcher().create_instance({.cores = 1, .duration = 60s});
+  const auto manager = c.managers()[0].pid;
+  EXPECT_EQ(cluster::children_of(manager).size(), 1u);
+  instance.release();
+  EXPECT_EQ(instance.state(), "released");
+  int out = 0;
+  for (int i = 0; i < 3; ++i) cppless::dispatch(instance, [] { return 1; }, out);
+  for (int i = 0; i < 3; ++i) EXPECT_THROW(instance.wait_one(), cppless::lease_error);
+  EXPECT_EQ(instance.pending(), 0u);
+  EXPECT_TRUE(eventually([&] { return cluster::children_of(manager).empty(); }));
+}
+
 TEST(LeaseFailures, WrongSecretOrUnknownUserIsRefused) {
   cluster c;
   c.add_manager(1);
