@@ -24,7 +24,7 @@
 namespace cppless {
 
 // Version of the payload layout produced by invokers; part of every fingerprint.
-inline constexpr std::uint32_t wire_version = 1;
+inline constexpr std::uint32_t wire_version = 2;  // 2: shared_ptr identity, polymorphic pointers
 
 struct entry {
   std::string id;             // unique, stable across builds of the same sources

@@ -4,9 +4,11 @@
 //   cppless deploy <executable>                  create/update its AWS Lambda functions
 //   cppless functions list|remove                the deployed cppless functions
 //   cppless resource-manager | executor-manager  the servers of the lease backend
+//   cppless report <trace.jsonl> [--html|--plot]  calls, times and cost from an invocation trace
 #include "deploy.hpp"
 #include "lease_commands.hpp"
 #include "manifest.hpp"
+#include "report.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -24,6 +26,7 @@ int main(int argc, char** argv) {
 
   cppless::tools::add_aws_commands(app);
   cppless::tools::add_lease_commands(app);
+  cppless::tools::add_report_command(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
