@@ -7,6 +7,8 @@
 //   first_result   lease request to the first result: executable cached at the manager, or
 //                  shipped (a fresh manager with an empty cache each time)
 //   payload        echo of 1 KB .. 5 MB through a warm lease against the blocking raw TCP echo
+//   throughput     no-op calls dispatched at once on 4 warm executors over 2 managers, and the
+//   pi             same for 16 pi tasks, each against the local backend (alternating runs)
 //
 //   bench_lease [--quick]
 #include "cluster_fixture.hpp"
@@ -155,6 +157,43 @@ std::vector<double> lease_echoes(cppless::instance& instance, std::size_t size, 
   return times;
 }
 
+// Monte-Carlo pi samples in [seed's stream], the work of the scaling case.
+long pi_hits(std::uint64_t seed, long samples) {
+  std::uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  long hits = 0;
+  for (long i = 0; i < samples; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const double a = static_cast<double>(x >> 11) * 0x1.0p-53;
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const double b = static_cast<double>(x >> 11) * 0x1.0p-53;
+    hits += a * a + b * b <= 1.0;
+  }
+  return hits;
+}
+
+// Throughput: `calls` no-op calls dispatched at once, then waited for; calls per second.
+double throughput(cppless::instance& instance, int calls) {
+  std::vector<int> out(static_cast<std::size_t>(calls));
+  const auto t0 = clock_type::now();
+  for (int i = 0; i < calls; ++i) cppless::dispatch(instance, [](int x) { return x; }, out[static_cast<std::size_t>(i)], i);
+  cppless::wait(instance, static_cast<std::size_t>(calls));
+  return calls / std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+// pi with `tasks` calls of `samples` each; seconds, and whether every call's count is right.
+std::pair<double, bool> pi_run(cppless::instance& instance, int tasks, long samples) {
+  std::vector<long> hits(static_cast<std::size_t>(tasks));
+  const auto t0 = clock_type::now();
+  for (int i = 0; i < tasks; ++i)
+    cppless::dispatch(instance, [](std::uint64_t seed, long n) { return pi_hits(seed, n); }, hits[static_cast<std::size_t>(i)],
+                      std::uint64_t(i), samples);
+  cppless::wait(instance, static_cast<std::size_t>(tasks));
+  const double s = std::chrono::duration<double>(clock_type::now() - t0).count();
+  bool right = true;
+  for (int i = 0; i < tasks; i += std::max(1, tasks / 4)) right = right && hits[static_cast<std::size_t>(i)] == pi_hits(std::uint64_t(i), samples);
+  return {s, right};
+}
+
 void emit_rtt(const char* mode, const summary& lease, const summary& raw, std::size_t samples) {
   std::printf("{\"suite\":\"lease\",\"case\":\"rtt\",\"mode\":\"%s\",\"lease_median_ns\":%.0f,\"lease_p10_ns\":%.0f,"
               "\"lease_p90_ns\":%.0f,\"lease_p99_ns\":%.0f,\"raw_median_ns\":%.0f,\"raw_p10_ns\":%.0f,\"raw_p90_ns\":%.0f,"
@@ -236,6 +275,41 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "echo %7zu B: lease %9.1f us   raw TCP %9.1f us   ratio %.2f\n", size, l.median_ns / 1e3,
                      r.median_ns / 1e3, l.median_ns / r.median_ns);
       }
+    }
+
+    // Throughput and pi on four executors over two managers (2 cores each) against the local
+    // backend (one worker per core), the same calls, alternating.
+    {
+      lease_test::cluster two;
+      two.add_manager(2, 4096, {"--hot-poll-us", "2000"});
+      two.add_manager(2, 4096, {"--hot-poll-us", "2000"});
+      auto lease = two.dispatcher().create_instance({.cores = 4, .memory_mb = 512, .duration = 10min, .mode = cppless::warm});
+      cppless::local_dispatcher local_d;
+      auto local = local_d.create_instance();
+      const int calls = quick ? 5000 : 20000;
+      const int tasks = 16;
+      const long samples = quick ? 2'000'000 : 8'000'000;
+      std::vector<double> lease_tp, local_tp, lease_pi, local_pi;
+      bool right = true;
+      for (int r = 0; r < (quick ? 2 : 3); ++r) {
+        lease_tp.push_back(throughput(lease, calls));
+        local_tp.push_back(throughput(local, calls));
+        auto [ls, lr] = pi_run(lease, tasks, samples);
+        auto [cs, cr] = pi_run(local, tasks, samples);
+        lease_pi.push_back(ls);
+        local_pi.push_back(cs);
+        right = right && lr && cr;
+      }
+      const auto ltp = summarize(lease_tp), ctp = summarize(local_tp), lpi = summarize(lease_pi), cpi = summarize(local_pi);
+      std::printf("{\"suite\":\"lease\",\"case\":\"throughput\",\"executors\":4,\"managers\":2,\"calls\":%d,"
+                  "\"lease_per_s\":%.0f,\"local_per_s\":%.0f,\"runs\":%zu}\n",
+                  calls, ltp.median_ns, ctp.median_ns, lease_tp.size());
+      std::printf("{\"suite\":\"lease\",\"case\":\"pi\",\"executors\":4,\"managers\":2,\"tasks\":%d,\"samples\":%ld,"
+                  "\"lease_s\":%.4f,\"local_s\":%.4f,\"correct\":%s,\"runs\":%zu}\n",
+                  tasks, samples, lpi.median_ns, cpi.median_ns, right ? "true" : "false", lease_pi.size());
+      std::fflush(stdout);
+      std::fprintf(stderr, "throughput: lease %.0f/s, local %.0f/s; pi %d x %ld: lease %.3f s, local %.3f s%s\n", ltp.median_ns,
+                   ctp.median_ns, tasks, samples, lpi.median_ns, cpi.median_ns, right ? "" : " (WRONG RESULTS)");
     }
 
     // Lease request to first result, the executable already in the manager's cache.

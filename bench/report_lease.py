@@ -22,7 +22,8 @@ def lease_figures(records):
     rtt = {r["mode"]: r for r in recs if r.get("case") == "rtt"}
     first = {bool(r["cached"]): r for r in recs if r.get("case") == "first_result"}
     payload = sorted((r for r in recs if r.get("case") == "payload"), key=lambda r: r["bytes"])
-    return {"rtt": rtt, "first": first, "payload": payload}
+    scale = {r["case"]: r for r in recs if r.get("case") in ("throughput", "pi")}
+    return {"rtt": rtt, "first": first, "payload": payload, "scale": scale}
 
 
 def block_lease(fig):
@@ -56,6 +57,18 @@ def block_lease(fig):
         for r in fig["payload"]:
             text += (f"| {r['bytes']:,} | {_us(r['lease_median_ns'])} | {_us(r['raw_median_ns'])} | {r['ratio']:.2f}x | "
                      f"{r['lease_gib_s']:.2f} |\n")
+    tp, pi = fig["scale"].get("throughput"), fig["scale"].get("pi")
+    if tp or pi:
+        text += ("\nFour warm executors over two executor managers (2 cores each) against the local backend (one "
+                 "worker per core), the same calls in alternating runs (medians), all on this machine's 2 cores:\n\n")
+        text += "| work | lease | local | lease ÷ local |\n|---|---|---|---|\n"
+        if tp:
+            text += (f"| {tp['calls']:,} no-op calls dispatched at once | {tp['lease_per_s']:,.0f} calls/s | "
+                     f"{tp['local_per_s']:,.0f} calls/s | {tp['lease_per_s'] / tp['local_per_s']:.2f}x |\n")
+        if pi:
+            ok = "" if pi.get("correct", True) else " (wrong results!)"
+            text += (f"| pi, {pi['tasks']} tasks of {pi['samples']:,} samples{ok} | {pi['lease_s']:.3f} s | "
+                     f"{pi['local_s']:.3f} s | {pi['lease_s'] / pi['local_s']:.2f}x |\n")
     return text.rstrip("\n")
 
 

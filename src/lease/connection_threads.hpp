@@ -5,6 +5,7 @@
 
 #include "net.hpp"
 
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -32,6 +33,20 @@ class connection_threads {
       serve(raw);
       done->store(true);
     });
+  }
+
+  // Accepts connections on `listener` (TCP_NODELAY), each served by `serve` on its own thread,
+  // until `stopping`; then stops them all.
+  void serve(int listener, const std::atomic<bool>& stopping, const std::function<void(int)>& serve_one) {
+    while (!stopping) {
+      pollfd p{listener, POLLIN, 0};
+      if (::poll(&p, 1, 200) <= 0) continue;
+      const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) continue;
+      net::set_nodelay(fd);
+      start(net::fd_handle(fd), serve_one);
+    }
+    stop();
   }
 
   // Shuts every connection down and joins every thread.

@@ -199,15 +199,7 @@ void executor_manager::run() {
       std::this_thread::sleep_for(10ms);
     }
   });
-  while (!stopping_) {
-    pollfd p{listener_.get(), POLLIN, 0};
-    if (::poll(&p, 1, 200) <= 0) continue;
-    int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    net::set_nodelay(fd);
-    connections_.start(net::fd_handle(fd), [this](int c) { serve_client(c); });
-  }
-  connections_.stop();
+  connections_.serve(listener_.get(), stopping_, [this](int c) { serve_client(c); });
 }
 
 // Heartbeats with the usage of every lease; revocations come back on the same connection. A lost

@@ -42,16 +42,8 @@ void resource_manager::run() {
       std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(options_.heartbeat / 4, 50ms));
     }
   });
-  while (!stopping_) {
-    pollfd p{listener_.get(), POLLIN, 0};
-    if (::poll(&p, 1, 200) <= 0) continue;
-    int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    net::set_nodelay(fd);
-    connections_.start(net::fd_handle(fd), [this](int c) { serve_connection(c); });
-  }
+  connections_.serve(listener_.get(), stopping_, [this](int c) { serve_connection(c); });
   keeper.join();
-  connections_.stop();
 }
 
 // Every connection starts with a challenge: the peer proves it knows its secret by the HMAC of
