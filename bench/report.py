@@ -20,6 +20,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+from report_lease import block_lease, lease_figures, lease_goals
+
 # --- loading ------------------------------------------------------------------------------------
 
 
@@ -1012,6 +1014,8 @@ def main():
     raytracer = raytracer_figures(records)
     cost = cost_figures(records)
     goal_rows = goals(lat, tp, cold, apps, cores, ser, shared, aws)
+    lease = lease_figures(records)
+    goal_rows += lease_goals(lease)
     blocks = {
         "meta": block_meta(meta),
         "goals": block_goals(goal_rows),
@@ -1027,6 +1031,7 @@ def main():
         "graph": block_graph(graph),
         "raytracer": block_raytracer(raytracer),
         "cost": block_cost(cost),
+        "lease": block_lease(lease),
         "steps": block_steps(records),
     }
     text = open(doc).read() if os.path.exists(doc) else "# Performance\n"
