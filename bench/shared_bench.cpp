@@ -14,7 +14,7 @@
 //   bench_shared [--rounds N] [--quick]
 #include <cppless/cppless.hpp>
 #include <cppless/shared.hpp>
-#include <cppless/shared/local_redis.hpp>
+#include <cppless/testing/local_redis.hpp>
 
 #include <hiredis/hiredis.h>
 
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   }
   if (quick) rounds = 8;
 
-  sh::local_redis redis;
+  cppless::testing::local_redis redis;
   auto store = sh::store::connect(redis.url());
   std::fprintf(stderr, "bench_shared: redis-server %d on 127.0.0.1:%d, namespace %s\n", redis.pid(), redis.port(),
                store.ns().c_str());

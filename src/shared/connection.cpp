@@ -69,6 +69,19 @@ std::string strip_script_suffix(std::string msg) {
 
 }  // namespace
 
+bool is_transient(const reply& r) {
+  if (r.type != reply::kind::error) return false;
+  // "BUSY Redis is busy running a script": with the space, so BUSYKEY/BUSYGROUP are not matched.
+  for (std::string_view code : {"LOADING", "BUSY ", "TRYAGAIN", "MASTERDOWN", "CLUSTERDOWN"})
+    if (starts_with(r.str, code)) return true;
+  return false;
+}
+
+milliseconds time_left(clock::time_point deadline) {
+  if (deadline == clock::time_point::max()) return milliseconds::max();
+  return std::chrono::duration_cast<milliseconds>(deadline - clock::now());
+}
+
 // ---------------------------------------------------------------------------------------------
 // reply
 
@@ -97,51 +110,50 @@ void connection::close() noexcept {
   }
 }
 
-void connection::open() {
+void connection::open(clock::time_point deadline) {
   close();
   const settings& s = process_settings();
-  ctx = redisConnectWithTimeout(where.host.c_str(), where.port, to_timeval(s.connect_timeout));
+  const milliseconds left = time_left(deadline);
+  if (left <= milliseconds(0)) throw connect_failure("no time left in the retry budget");
+  ctx = redisConnectWithTimeout(where.host.c_str(), where.port, to_timeval(std::min(s.connect_timeout, left)));
   if (ctx == nullptr || ctx->err != 0) {
     std::string why = ctx != nullptr ? ctx->errstr : "out of memory";
     close();
     throw connect_failure(why);
   }
-  redisSetTimeout(ctx, to_timeval(s.command_timeout));
+  socket_timeout = milliseconds(-1);
   redisEnableKeepAlive(ctx);
   int one = 1;
   ::setsockopt(ctx->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // small requests: no Nagle delay
+  // AUTH and SELECT: an error reply is final (wrong password, no such database); a lost one is a
+  // failed connection attempt, retried like a refused connect.
+  auto setup = [&](std::span<const std::string_view> argv) {
+    reply r;
+    try {
+      r = exec(argv, std::max(milliseconds(1), std::min(s.command_timeout, time_left(deadline))));
+    } catch (const io_failure& e) {
+      throw connect_failure(e.what());
+    }
+    if (r.type == reply::kind::error) {
+      close();
+      if (is_transient(r)) throw connect_failure("Redis answered: " + r.str);
+      raise(r, where, nullptr, nullptr);
+    }
+  };
   if (!password.empty()) {
     std::vector<std::string_view> argv{"AUTH"};
     if (!where.user.empty()) argv.emplace_back(where.user);
     argv.emplace_back(password);
-    reply r;
-    try {
-      r = exec(argv);
-    } catch (const io_failure& e) {
-      throw connect_failure(e.what());
-    }
-    if (r.type == reply::kind::error) {
-      close();
-      raise(r, where, nullptr, nullptr);
-    }
+    setup(argv);
   }
   if (where.db != 0) {
     std::string db = std::to_string(where.db);
     std::string_view argv[] = {"SELECT", db};
-    reply r;
-    try {
-      r = exec(argv);
-    } catch (const io_failure& e) {
-      throw connect_failure(e.what());
-    }
-    if (r.type == reply::kind::error) {
-      close();
-      raise(r, where, nullptr, nullptr);
-    }
+    setup(argv);
   }
 }
 
-reply connection::exec(std::span<const std::string_view> argv, std::optional<milliseconds> read_timeout) {
+reply connection::exec(std::span<const std::string_view> argv, milliseconds read_timeout) {
   if (ctx == nullptr) throw io_failure("not connected");
   std::vector<const char*> ptrs(argv.size());
   std::vector<std::size_t> lens(argv.size());
@@ -170,7 +182,10 @@ reply connection::exec(std::span<const std::string_view> argv, std::optional<mil
     close();
     throw io_failure(failure);
   }
-  if (read_timeout) redisSetTimeout(ctx, to_timeval(*read_timeout));
+  if (read_timeout != socket_timeout) {
+    redisSetTimeout(ctx, to_timeval(read_timeout));
+    socket_timeout = read_timeout;
+  }
   void* raw = nullptr;
   int rc = redisGetReply(ctx, &raw);
   if (rc != REDIS_OK || raw == nullptr) {
@@ -183,7 +198,6 @@ reply connection::exec(std::span<const std::string_view> argv, std::optional<mil
   }
   reply out = convert(static_cast<redisReply*>(raw));
   freeReplyObject(raw);
-  if (read_timeout) redisSetTimeout(ctx, to_timeval(process_settings().command_timeout));
   return out;
 }
 
@@ -326,12 +340,24 @@ std::shared_ptr<pool> pool_for(const address& where) {
 
 }  // namespace detail
 
-void register_password(const address& where, std::string password) {
-  detail::registry& r = detail::reg();
+void register_password(const address& where, std::string password) { detail::swap_password(where, std::move(password)); }
+
+namespace detail {
+
+std::optional<std::string> swap_password(const address& where, std::optional<std::string> password) {
+  registry& r = reg();
   std::lock_guard lock(r.m);
-  r.passwords[where.cache_key()] = std::move(password);
+  std::optional<std::string> before;
+  if (auto it = r.passwords.find(where.cache_key()); it != r.passwords.end()) {
+    before = std::move(it->second);
+    r.passwords.erase(it);
+  }
+  if (password) r.passwords[where.cache_key()] = std::move(*password);
   // Connections opened before (without or with another password) must not be reused.
   if (auto it = r.pools.find(where.cache_key()); it != r.pools.end()) r.pools.erase(it);
+  return before;
 }
+
+}  // namespace detail
 
 }  // namespace cppless::shared

@@ -14,4 +14,8 @@ struct script_source {
 
 const script_source& source_of(script s);
 
+// How long the server keeps a client's call record for an object after the client's last change
+// to it. A retry must arrive within it to be recognised; the retry budget is far shorter.
+inline constexpr milliseconds record_ttl{600'000};
+
 }  // namespace cppless::shared::detail

@@ -4,6 +4,7 @@
 #include <cppless/shared/store.hpp>
 
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -24,9 +25,16 @@ store store::connect(std::string_view url, std::string ns) {
   endpoint ep = parse_url(url);
   if (ns.empty()) ns = fresh_namespace();
   detail::check_name(ns, "namespace");
-  if (!ep.password.empty()) register_password(ep.where, std::move(ep.password));
+  std::optional<std::optional<std::string>> replaced;
+  if (!ep.password.empty()) replaced = detail::swap_password(ep.where, std::move(ep.password));
   store s(std::move(ep.where), std::move(ns));
-  s.ping();  // fail here, with the address in the message, rather than at the first object
+  try {
+    s.ping();  // fail here, with the address in the message, rather than at the first object
+  } catch (const auth_error&) {
+    // A rejected password is not kept: the next connection to this address is not refused for it.
+    if (replaced) detail::swap_password(s.addr_, std::move(*replaced));
+    throw;
+  }
   return s;
 }
 
@@ -54,7 +62,7 @@ shared::latch store::latch(std::string_view name, std::int64_t count) const {
   if (count < 0) throw invalid_argument("cppless::shared: a latch count must be >= 0 (got " + std::to_string(count) + ")");
   shared::latch l(ref(name));
   const std::string c = std::to_string(count);
-  detail::open_object(l.ref(), l.kind(), {}, {{"count", c}, {"wt", "0"}});
+  detail::open_object(l.ref(), l.kind(), {}, {{"count", c}});
   return l;
 }
 
@@ -62,7 +70,7 @@ shared::semaphore store::semaphore(std::string_view name, std::int64_t permits) 
   if (permits < 0) throw invalid_argument("cppless::shared: semaphore permits must be >= 0 (got " + std::to_string(permits) + ")");
   shared::semaphore s(ref(name));
   const std::string p = std::to_string(permits);
-  detail::open_object(s.ref(), s.kind(), {}, {{"permits", p}, {"wt", "0"}});
+  detail::open_object(s.ref(), s.kind(), {}, {{"permits", p}});
   return s;
 }
 
@@ -77,7 +85,7 @@ std::size_t store::remove_namespace() const {
   detail::session ses(addr_);
   // The namespace has no glob characters (check_name refuses them), so the pattern matches exactly
   // its keys: objects, their auxiliary values and the call records.
-  const std::string pattern = ns_ + ":*";
+  const std::string pattern = "{" + ns_ + ":*";
   std::string cursor = "0";
   std::size_t removed = 0;
   do {

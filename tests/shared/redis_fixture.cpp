@@ -7,12 +7,13 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <thread>
 #include <stdexcept>
 
 namespace cppless::shared::testing {
 
-local_redis& server() {
-  static local_redis redis;
+cppless::testing::local_redis& server() {
+  static cppless::testing::local_redis redis;
   return redis;
 }
 
@@ -94,7 +95,7 @@ std::vector<std::string> in_processes(int n, const std::function<std::string(int
   return outs;
 }
 
-std::string admin(const local_redis& redis, const std::vector<std::string>& argv, const std::string& password) {
+std::string admin(const cppless::testing::local_redis& redis, const std::vector<std::string>& argv, const std::string& password) {
   redisContext* ctx = redisConnect("127.0.0.1", redis.port());
   if (ctx == nullptr || ctx->err) throw std::runtime_error("admin connection failed");
   auto run = [&](const std::vector<std::string>& args) {
@@ -116,6 +117,23 @@ std::string admin(const local_redis& redis, const std::vector<std::string>& argv
   std::string out = run(argv);
   redisFree(ctx);
   return out;
+}
+
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
+  const auto give_up = std::chrono::steady_clock::now() + limit;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+int blocked_clients(const cppless::testing::local_redis& redis) {
+  const std::string info = admin(redis, {"INFO", "clients"});
+  const std::string field = "blocked_clients:";
+  auto at = info.find(field);
+  if (at == std::string::npos) throw std::runtime_error("INFO clients without blocked_clients: " + info);
+  return std::stoi(info.substr(at + field.size()));
 }
 
 }  // namespace cppless::shared::testing

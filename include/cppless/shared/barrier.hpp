@@ -19,7 +19,7 @@ class barrier {
   barrier() = default;
 
   // Blocks until all parties of this generation have arrived; returns the generation number
-  // (0, 1, 2, ...). Throws shared::timeout after `timeout` (the arrival is withdrawn).
+  // (0, 1, 2, ...). Throws shared::wait_timeout after `timeout` (the arrival is withdrawn).
   std::int64_t arrive_and_wait(milliseconds timeout = default_wait) const;
   [[nodiscard]] int parties() const noexcept { return parties_; }
 

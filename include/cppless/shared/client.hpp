@@ -32,9 +32,12 @@ inline constexpr milliseconds default_wait{60'000};
 
 // Process-wide connection behaviour; set before the first call (not synchronised).
 struct settings {
-  milliseconds connect_timeout{2'000};   // per connection attempt
-  milliseconds command_timeout{10'000};  // per reply of a non-blocking call
-  milliseconds retry_budget{2'000};      // how long to keep reconnecting after a lost connection
+  milliseconds connect_timeout{2'000};   // per connection attempt (within the retry budget)
+  milliseconds command_timeout{10'000};  // per reply of a non-blocking call (within the retry budget)
+  // How long one non-blocking call may take in all, resends and reconnections included: a call
+  // that cannot complete within it ends in connection_error (or outcome_unknown). A blocking call
+  // waits its own timeout, and this budget for each reconnection. Must be positive.
+  milliseconds retry_budget{2'000};
 };
 settings& process_settings();
 
@@ -45,6 +48,10 @@ void register_password(const address& where, std::string password);
 namespace detail {
 
 using clock = std::chrono::steady_clock;
+
+// Sets (or, with nullopt, removes) the password registered for an address; returns the one it
+// replaces. store::connect puts back the previous one when the server rejects a new one.
+std::optional<std::string> swap_password(const address& where, std::optional<std::string> password);
 
 struct reply {
   enum class kind : std::uint8_t { nil, integer, string, array, status, error };
@@ -88,7 +95,9 @@ struct object_ref {
   std::string ns;
   std::string name;
 
-  [[nodiscard]] std::string key() const { return ns + ":" + name; }
+  // "{ns:name}": braces make it a Redis Cluster hash tag, and every auxiliary key starts with it,
+  // so an object's keys share one slot (namespaces may not contain braces).
+  [[nodiscard]] std::string key() const { return "{" + ns + ":" + name + "}"; }
   // The key of one of the object's auxiliary Redis values (separated by \x1f, which names may not
   // contain, so no object's key can collide with another's auxiliary keys).
   [[nodiscard]] std::string sub_key(std::string_view suffix) const { return key() + '\x1f' + std::string(suffix); }
@@ -116,6 +125,10 @@ class session {
   // retried after a lost reply. Maps the script's errors to the exceptions of errors.hpp.
   reply script(const object_ref& obj, detail::script s, const kind_info& kind, bool mutating,
                std::initializer_list<std::string_view> args);
+  // Runs a script given its numkeys, keys and arguments (EVALSHA, or EVAL when the server does
+  // not know it yet); error replies are returned. `changes`: the call changes state (only for
+  // the message when its outcome stays unknown).
+  reply eval(detail::script s, std::span<const std::string_view> keys_and_args, bool changes);
   // Runs a blocking command (BLPOP, BLMOVE); the server-side timeout (seconds, from the deadline)
   // is appended as the last argument. nullopt: the connection was lost while blocked and has been
   // re-established — the caller must find out what happened before blocking again.

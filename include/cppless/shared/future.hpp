@@ -25,14 +25,14 @@ class future {
     const std::string v = detail::encode(value);
     detail::run(ref_, detail::script::future_set, kind(), true, {v});
   }
-  // Throws shared::timeout if no value arrives within `timeout`.
+  // Throws shared::wait_timeout if no value arrives within `timeout`.
   T get(milliseconds timeout = default_wait) const {
     const auto deadline = detail::deadline_after(timeout);
     detail::session ses(ref_.addr);
     if (auto v = peek(ses)) return std::move(*v);
     if (detail::await_event(ses, ref_, kind(), detail::script::future_register, detail::script::future_withdraw, deadline))
       if (auto v = peek(ses)) return std::move(*v);
-    throw shared::timeout("cppless::shared: future " + ref_.describe() + " was not set " + detail::after(timeout));
+    throw shared::wait_timeout("cppless::shared: future " + ref_.describe() + " was not set " + detail::after(timeout));
   }
   std::optional<T> try_get() const {
     detail::session ses(ref_.addr);

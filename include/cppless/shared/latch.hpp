@@ -18,7 +18,7 @@ class latch {
 
   // Decrements by n; returns the remaining count.
   std::int64_t count_down(std::int64_t n = 1) const;
-  // Blocks until the count is zero; throws shared::timeout after `timeout`.
+  // Blocks until the count is zero; throws shared::wait_timeout after `timeout`.
   void wait(milliseconds timeout = default_wait) const;
   [[nodiscard]] bool try_wait() const;
   void arrive_and_wait(std::int64_t n = 1, milliseconds timeout = default_wait) const;

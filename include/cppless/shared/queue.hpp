@@ -34,10 +34,10 @@ class queue {
     const std::string item = detail::encode_tagged(value);
     return detail::run(ref_, detail::script::queue_push, kind(), true, {item}).int_at(0);
   }
-  // Takes the head, waiting for one; throws shared::timeout after `timeout`.
+  // Takes the head, waiting for one; throws shared::wait_timeout after `timeout`.
   T pop(milliseconds timeout = default_wait) const {
     if (auto v = pop_for(timeout)) return std::move(*v);
-    throw shared::timeout("cppless::shared: queue " + ref_.describe() + " stayed empty " + detail::after(timeout));
+    throw shared::wait_timeout("cppless::shared: queue " + ref_.describe() + " stayed empty " + detail::after(timeout));
   }
   // Takes the head, waiting up to `timeout`; nullopt if none came.
   std::optional<T> pop_for(milliseconds timeout) const {

@@ -16,7 +16,7 @@ class semaphore {
  public:
   semaphore() = default;
 
-  // Takes n permits, blocking until they are available; throws shared::timeout after `timeout`.
+  // Takes n permits, blocking until they are available; throws shared::wait_timeout after `timeout`.
   void acquire(std::int64_t n = 1, milliseconds timeout = default_wait) const;
   [[nodiscard]] bool try_acquire(std::int64_t n = 1) const;
   // Returns n permits; returns the number available afterwards.

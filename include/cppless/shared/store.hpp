@@ -69,7 +69,7 @@ class store {
   template <class T>
   shared::future<T> future(std::string_view name) const {
     shared::future<T> f(ref(name));
-    detail::open_object(f.ref(), f.kind(), {}, {{"has", "0"}, {"wt", "0"}});
+    detail::open_object(f.ref(), f.kind(), {}, {{"has", "0"}});
     return f;
   }
   template <class K, class V>
