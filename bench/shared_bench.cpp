@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   auto map = store.map<std::int64_t, std::int64_t>("map");
   map.put(1, 1);
   auto queue = store.queue<std::int64_t>("queue");
-  auto fut = store.future<std::int64_t>("future");
+  auto fut = store.write_once<std::int64_t>("future");
   fut.set(42);
   auto latch = store.latch("latch", 0);
   auto sem = store.semaphore("semaphore", 1);

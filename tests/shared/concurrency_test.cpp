@@ -209,7 +209,7 @@ TEST_F(shared_test, LatchReleasesEveryWaiter) {
 
 TEST_F(shared_test, FutureWakesEveryReader) {
   constexpr int readers = 5;
-  auto f = store_.future<std::string>("answer");
+  auto f = store_.write_once<std::string>("answer");
   const int base = sh::testing::blocked_clients(sh::testing::server());
   std::thread setter([&] {
     if (!sh::testing::eventually([&] { return sh::testing::blocked_clients(sh::testing::server()) >= base + readers; }))

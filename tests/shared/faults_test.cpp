@@ -139,7 +139,7 @@ TEST_F(shared_test, CallsRetriedAfterALostReplyApplyOnce) {
   auto c = via.counter("c");
   auto q = via.queue<int>("q");
   auto b = via.best<int, std::string>("b", sh::maximize);
-  auto f = via.future<int>("f");
+  auto f = via.write_once<int>("f");
   auto m = via.map<int, std::int64_t>("m");
   auto a = via.atomic<int>("a", 0);
   auto bar = via.barrier("bar", 1);
@@ -289,7 +289,7 @@ TEST_F(shared_test, KillStormKeepsEveryObjectExact) {
 }
 
 TEST_F(shared_test, BlockedWaitersSurviveClientKill) {
-  auto f = store_.future<int>("f");
+  auto f = store_.write_once<int>("f");
   auto q = store_.queue<int>("q");
   auto bar = store_.barrier("bar", 2);
   const int base = sh::testing::blocked_clients(server());

@@ -113,7 +113,7 @@ TEST_F(shared_test, BestMaximizeAndMinimize) {
 }
 
 TEST_F(shared_test, FutureSetOnceGetWithTimeout) {
-  auto f = store_.future<std::string>("f");
+  auto f = store_.write_once<std::string>("f");
   EXPECT_FALSE(f.ready());
   auto start = std::chrono::steady_clock::now();
   EXPECT_THROW(f.get(150ms), sh::wait_timeout);
@@ -302,7 +302,7 @@ TEST_F(shared_test, RemoveNamespaceRemovesEverything) {
   store_.counter("c").add(1);
   store_.queue<int>("q").push(1);
   store_.map<int, int>("m").put(1, 1);
-  auto f = store_.future<int>("f");
+  auto f = store_.write_once<int>("f");
   f.set(1);
   EXPECT_GE(store_.remove_namespace(), 5u);
   EXPECT_EQ(sh::testing::admin(sh::testing::server(), {"EVAL", "return #redis.call('KEYS', ARGV[1])", "0", store_.ns() + ":*"}), "0");

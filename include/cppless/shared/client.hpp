@@ -110,6 +110,24 @@ struct object_ref {
   }
 };
 
+// What every handle is: the identity of its object (address, namespace, name), so handles are
+// small values that copy, capture and serialize; the object types add their operations.
+class handle {
+ public:
+  [[nodiscard]] const std::string& name() const noexcept { return ref_.name; }
+  [[nodiscard]] const object_ref& ref() const noexcept { return ref_; }
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(ref_);
+  }
+
+ protected:
+  handle() = default;
+  explicit handle(object_ref ref) : ref_(std::move(ref)) {}
+  object_ref ref_;
+};
+
 class pool;
 struct connection;
 

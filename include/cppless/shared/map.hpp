@@ -22,7 +22,7 @@ class store;
 enum class merge_op { add, min, max };
 
 template <class K, class V>
-class map {
+class map : public detail::handle {
  public:
   map() = default;
 
@@ -56,23 +56,16 @@ class map {
   }
   [[nodiscard]] std::int64_t size() const { return detail::run(ref_, detail::script::map_size, kind(), false, {}).int_at(0); }
 
-  [[nodiscard]] const std::string& name() const noexcept { return ref_.name; }
-  [[nodiscard]] const detail::object_ref& ref() const noexcept { return ref_; }
   static const detail::kind_info& kind() {
     static const detail::kind_info k{"map|" + detail::type_tag<K>() + "|" + detail::type_tag<V>(),
                                      "map<" + detail::type_name<K>() + ", " + detail::type_name<V>() + ">"};
     return k;
   }
 
-  template <class Archive>
-  void serialize(Archive& ar) {
-    ar(ref_);
-  }
 
  private:
   friend class shared::store;
-  explicit map(detail::object_ref ref) : ref_(std::move(ref)) {}
-  detail::object_ref ref_;
+  explicit map(detail::object_ref ref) : handle(std::move(ref)) {}
 };
 
 }  // namespace cppless::shared

@@ -25,7 +25,7 @@ std::optional<std::string> pop_item(const object_ref& obj, const kind_info& kind
 }  // namespace detail
 
 template <class T>
-class queue {
+class queue : public detail::handle {
  public:
   queue() = default;
 
@@ -53,22 +53,14 @@ class queue {
   }
   [[nodiscard]] std::int64_t size() const { return detail::run(ref_, detail::script::queue_size, kind(), false, {}).int_at(0); }
 
-  [[nodiscard]] const std::string& name() const noexcept { return ref_.name; }
-  [[nodiscard]] const detail::object_ref& ref() const noexcept { return ref_; }
   static const detail::kind_info& kind() {
     static const detail::kind_info k{"queue|" + detail::type_tag<T>(), "queue<" + detail::type_name<T>() + ">"};
     return k;
   }
 
-  template <class Archive>
-  void serialize(Archive& ar) {
-    ar(ref_);
-  }
-
  private:
   friend class shared::store;
-  explicit queue(detail::object_ref ref) : ref_(std::move(ref)) {}
-  detail::object_ref ref_;
+  explicit queue(detail::object_ref ref) : handle(std::move(ref)) {}
 };
 
 }  // namespace cppless::shared

@@ -18,11 +18,11 @@
 #include <cppless/shared/client.hpp>
 #include <cppless/shared/codec.hpp>
 #include <cppless/shared/counter.hpp>
-#include <cppless/shared/future.hpp>
 #include <cppless/shared/latch.hpp>
 #include <cppless/shared/map.hpp>
 #include <cppless/shared/queue.hpp>
 #include <cppless/shared/semaphore.hpp>
+#include <cppless/shared/write_once.hpp>
 
 #include <cstddef>
 #include <string>
@@ -67,10 +67,14 @@ class store {
   // The permits apply when the semaphore is created.
   shared::semaphore semaphore(std::string_view name, std::int64_t permits) const;
   template <class T>
-  shared::future<T> future(std::string_view name) const {
-    shared::future<T> f(ref(name));
+  shared::write_once<T> write_once(std::string_view name) const {
+    shared::write_once<T> f(ref(name));
     detail::open_object(f.ref(), f.kind(), {}, {{"has", "0"}});
     return f;
+  }
+  template <class T>
+  [[deprecated("renamed store::write_once")]] shared::write_once<T> future(std::string_view name) const {
+    return write_once<T>(name);
   }
   template <class K, class V>
   shared::map<K, V> map(std::string_view name) const {
