@@ -14,7 +14,7 @@ const detail::kind_info& barrier::kind() {
 
 std::int64_t barrier::arrive_and_wait(milliseconds timeout) const {
   const auto deadline = detail::deadline_after(timeout);
-  detail::session ses(ref_.addr);
+  detail::session ses(ref_);
   detail::reply r = ses.script(ref_, detail::script::barrier_arrive, kind(), true, {});
   const std::string gen = r.str_at(1);
   const std::int64_t number = std::stoll(gen);

@@ -1,6 +1,8 @@
 // hiredis connections: connect, authenticate, send (without SIGPIPE), read; and the pools.
 #include "connection.hpp"
 
+#include "cluster.hpp"
+
 #include <cppless/shared/errors.hpp>
 
 #include <hiredis/hiredis.h>
@@ -250,6 +252,7 @@ struct registry {
   std::mutex m;
   std::unordered_map<std::string, std::shared_ptr<pool>> pools;
   std::unordered_map<std::string, std::string> passwords;
+  std::unordered_map<std::string, std::shared_ptr<routing>> routings;
 };
 
 void lock_registry();
@@ -276,6 +279,9 @@ void reset_registry_in_child() {
     if (!p->drop_after_fork()) new std::shared_ptr<pool>(p);  // busy at fork time: leak, never touch
   }
   r.pools.clear();
+  // A routing may have been locked by another thread at fork time: leak them, start afresh.
+  for (auto& [key, route] : r.routings) new std::shared_ptr<routing>(route);
+  r.routings.clear();
   r.m.unlock();
 }
 
@@ -303,6 +309,24 @@ std::string password_for(const address& where) {
 }
 
 }  // namespace
+
+std::string password_of(const address& where) { return password_for(where); }
+
+void share_password(const address& from, const address& to) {
+  registry& r = reg();
+  std::lock_guard lock(r.m);
+  auto it = r.passwords.find(from.cache_key());
+  if (it != r.passwords.end() && r.passwords.find(to.cache_key()) == r.passwords.end())
+    r.passwords.emplace(to.cache_key(), it->second);
+}
+
+std::shared_ptr<routing> routing_for(const address& seed) {
+  registry& r = reg();
+  std::lock_guard lock(r.m);
+  auto& route = r.routings[seed.cache_key()];
+  if (!route) route = std::make_shared<routing>(seed);
+  return route;
+}
 
 std::unique_ptr<connection> pool::acquire() {
   {

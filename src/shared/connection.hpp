@@ -77,6 +77,10 @@ class pool {
 
 // The pool of this process for an address (created on first use).
 std::shared_ptr<pool> pool_for(const address& where);
+// The password this process uses for an address (registry, then environment); "" for none.
+std::string password_of(const address& where);
+// Gives `to` (a cluster node) the password registered for `from` (the seed), unless it has one.
+void share_password(const address& from, const address& to);
 
 // Turns an error reply into the exception of errors.hpp that names its cause. obj/kind may be
 // null (plain commands).

@@ -19,7 +19,7 @@ std::int64_t latch::count_down(std::int64_t n) const {
 }
 
 void latch::wait(milliseconds timeout) const {
-  detail::session ses(ref_.addr);
+  detail::session ses(ref_);
   if (!detail::await_event(ses, ref_, kind(), detail::script::latch_register, detail::script::latch_withdraw,
                            detail::deadline_after(timeout)))
     throw shared::wait_timeout("cppless::shared: latch " + ref_.describe() + " did not reach zero " + detail::after(timeout) +

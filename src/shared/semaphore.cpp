@@ -23,7 +23,7 @@ void semaphore::acquire(std::int64_t n, milliseconds timeout) const {
   check_count(n, "acquire");
   const auto deadline = detail::deadline_after(timeout);
   const std::string count = std::to_string(n);
-  detail::session ses(ref_.addr);
+  detail::session ses(ref_);
   const std::string wake = detail::wake_list(ref_, ses);
   for (;;) {
     if (ses.script(ref_, detail::script::sem_acquire, kind(), true, {count, "1"}).int_at(0) == 1) return;

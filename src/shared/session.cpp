@@ -1,5 +1,6 @@
 // Sessions: the retry policy (what is resent, and for how long: the retry budget bounds a whole
 // call) and script calls (EVALSHA, falling back to EVAL when the server does not know the script).
+#include "cluster.hpp"
 #include "connection.hpp"
 #include "scripts.hpp"
 
@@ -47,21 +48,88 @@ void reconnect(connection& c, clock::time_point deadline, const std::string& los
   }
 }
 
+}  // namespace
+
+std::string object_ref::describe() const { return "'" + name + "' in namespace '" + ns + "' at " + addr.to_string(); }
+
+session::session(const object_ref& obj) { open(obj.addr, obj.key(), false); }
+session::session(const address& where) { open(where, {}, false); }
+session::session(const address& node, pinned_t) { open(node, {}, true); }
+
+void session::open(const address& where, std::string_view route_key, bool pinned) {
+  seed_ = where;
+  if (!pinned) {
+    auto route = routing_for(where);
+    if (route->is_cluster(budget_deadline())) routing_ = std::move(route);
+  }
+  address node = where;
+  if (routing_) {
+    if (!route_key.empty()) {
+      slot_ = key_slot(route_key);
+      has_slot_ = true;
+      if (auto owner = routing_->node_for(slot_)) node = *owner;
+    } else if (auto masters = routing_->masters(); !masters.empty()) {
+      node = masters.front();
+    }
+  }
+  pool_ = pool_for(node);
+  conn_ = pool_->acquire();
+}
+
+session::~session() { pool_->release(std::move(conn_)); }
+
+const std::string& session::client_id() const { return conn_->id; }
+
+void session::bind(const address& node) {
+  if (node == pool_->where()) return;
+  auto next_pool = pool_for(node);
+  auto next = next_pool->acquire();
+  // The session keeps its client identity: calls already numbered (a resend after MOVED) and
+  // waiter registrations stay valid. Identities are swapped, never copied, so none is shared.
+  std::swap(next->id, conn_->id);
+  std::swap(next->seq, conn_->seq);
+  pool_->release(std::move(conn_));
+  pool_ = std::move(next_pool);
+  conn_ = std::move(next);
+}
+
+void session::follow_slot(clock::time_point deadline) {
+  if (!routing_) return;
+  routing_->refresh(deadline);
+  std::optional<address> owner = has_slot_ ? routing_->node_for(slot_) : std::nullopt;
+  if (!owner) {
+    auto masters = routing_->masters();
+    if (!masters.empty()) owner = masters.front();
+  }
+  if (owner) bind(*owner);
+}
+
+std::vector<address> session::nodes_of(const address& where) {
+  auto route = routing_for(where);
+  if (!route->is_cluster(budget_deadline())) return {where};
+  return route->masters();
+}
+
 // Sends one command until it gets a reply that is not transient, or the deadline passes. Errors
 // are classified by what they say about the command:
 //   - a transient reply (LOADING, BUSY, ...): not run; resent after a pause;
 //   - a lost connection or reply: unknown; resent at once over a new connection (a changing call
 //     carries its call id, so the server applies it once whatever happened before);
+//   - a redirect (cluster: MOVED, ASK): not run here; resent at once to the node named;
 //   - any other reply, errors included: final, returned to the caller.
-reply call_with_retries(connection& c, std::span<const std::string_view> argv, clock::time_point deadline, bool changes) {
+// In cluster mode a failure also re-reads the slot map, so a failover is followed.
+reply session::call(std::span<const std::string_view> argv, clock::time_point deadline, bool changes) {
   const auto start = clock::now();
   const milliseconds command_timeout = process_settings().command_timeout;
   auto delay = milliseconds(1);
   bool maybe_applied = false;  // some attempt was sent and its reply lost
-  bool ever_connected = c.is_open();
+  bool ever_connected = conn_->is_open();
+  bool asking = false;         // an ASK redirect: precede the next attempt with ASKING
+  int redirects = 0;
   std::string last;
   for (;;) {
     bool pause = false;
+    connection& c = *conn_;
     if (!c.is_open()) {
       try {
         c.open(deadline);
@@ -75,7 +143,26 @@ reply call_with_retries(connection& c, std::span<const std::string_view> argv, c
       const milliseconds left = time_left(deadline);
       if (left > milliseconds(0)) {
         try {
-          reply r = c.exec(argv, std::min(command_timeout, left));
+          if (asking) {
+            const std::string_view ask[] = {"ASKING"};
+            c.exec(ask, std::min(command_timeout, left));
+            asking = false;
+          }
+          reply r = c.exec(argv, std::min(command_timeout, time_left(deadline)));
+          std::optional<redirect> to = routing_ ? parse_redirect(r) : std::nullopt;
+          if (to) {
+            if (++redirects > 16)
+              throw server_error("cppless::shared: Redis Cluster at " + seed_.to_string() + " redirected one call 16 times (last: " +
+                                 r.str + ")");
+            const address node = routing_->node_address(to->host, to->port);
+            if (to->ask) {
+              asking = true;
+            } else {
+              routing_->moved(to->slot, node);
+            }
+            bind(node);
+            continue;
+          }
           if (!is_transient(r)) return r;
           last = "Redis answered: " + r.str;
           pause = true;
@@ -88,7 +175,7 @@ reply call_with_retries(connection& c, std::span<const std::string_view> argv, c
     const auto now = clock::now();
     if (now >= deadline || (pause && now + delay >= deadline)) {
       const std::string spent = std::to_string(std::chrono::duration_cast<milliseconds>(now - start).count());
-      const std::string at = c.where.to_string();
+      const std::string at = seed_.to_string();
       if (maybe_applied)
         throw outcome_unknown("cppless::shared: Redis at " + at + " did not confirm a call within the retry budget (" + spent +
                               " ms; last: " + last + "); whether it took effect is unknown");
@@ -101,21 +188,11 @@ reply call_with_retries(connection& c, std::span<const std::string_view> argv, c
       std::this_thread::sleep_for(delay);
       delay = std::min(delay * 2, milliseconds(100));
     }
+    if (routing_ && (pause || !conn_->is_open())) follow_slot(deadline);
   }
 }
 
-}  // namespace
-
-std::string object_ref::describe() const { return "'" + name + "' in namespace '" + ns + "' at " + addr.to_string(); }
-
-session::session(const address& where) : pool_(pool_for(where)), conn_(pool_->acquire()) {}
-
-session::~session() { pool_->release(std::move(conn_)); }
-
-const std::string& session::client_id() const { return conn_->id; }
-const address& session::where() const { return pool_->where(); }
-
-reply session::raw(std::span<const std::string_view> argv) { return call_with_retries(*conn_, argv, budget_deadline(), false); }
+reply session::raw(std::span<const std::string_view> argv) { return call(argv, budget_deadline(), false); }
 
 reply session::command(std::initializer_list<std::string_view> argv) {
   reply r = raw(std::span(argv.begin(), argv.size()));
@@ -130,14 +207,29 @@ reply session::eval(detail::script s, std::span<const std::string_view> keys_and
   argv.reserve(2 + keys_and_args.size());
   argv.insert(argv.end(), {"EVALSHA", src.sha});
   argv.insert(argv.end(), keys_and_args.begin(), keys_and_args.end());
-  reply r = call_with_retries(*conn_, argv, deadline, changes);
-  // The server does not know the script (first use, or it restarted): send its body once.
-  if (r.type == reply::kind::error && r.str.starts_with("NOSCRIPT")) {
-    argv[0] = "EVAL";
-    argv[1] = src.body;
-    r = call_with_retries(*conn_, argv, deadline, changes);
+  for (;;) {
+    reply r = call(argv, deadline, changes);
+    // The server does not know the script (first use, or it restarted): send its body once.
+    if (r.type == reply::kind::error && r.str.starts_with("NOSCRIPT")) {
+      argv[0] = "EVAL";
+      argv[1] = src.body;
+      r = call(argv, deadline, changes);
+    }
+    // On a cluster with replicas, a change is confirmed only once a replica has it too, so a
+    // failover (the replica promoted) cannot lose an acknowledged change. If the master fails
+    // before the replica confirms, the call is sent again with the same record: applied once.
+    if (!changes || !routing_ || r.type == reply::kind::error || routing_->replicas_of(pool_->where()) == 0) return r;
+    const milliseconds left = time_left(deadline);
+    if (left <= milliseconds(0)) return r;
+    const std::string wait_ms = std::to_string(std::min(left, milliseconds(1000)).count());
+    const std::string_view wait[] = {"WAIT", "1", wait_ms};
+    try {
+      conn_->exec(wait, std::min(process_settings().command_timeout, left + milliseconds(100)));
+      return r;  // confirmed by a replica, or none answered within a second: acknowledged anyway
+    } catch (const io_failure&) {
+      follow_slot(deadline);
+    }
   }
-  return r;
 }
 
 reply session::script(const object_ref& obj, detail::script s, const kind_info& kind, bool mutating,
@@ -145,7 +237,7 @@ reply session::script(const object_ref& obj, detail::script s, const kind_info& 
   const std::string key = obj.key();
   // The call id is fixed before the first attempt: every resend of this call carries the same one.
   std::string seq;
-  std::string_view cid;
+  std::string cid;
   if (mutating) {
     seq = std::to_string(++conn_->seq);
     cid = conn_->id;
@@ -174,14 +266,27 @@ std::optional<reply> session::blocking(std::initializer_list<std::string_view> a
   full.emplace_back(seconds);
   try {
     reply r = conn_->exec(full, read_timeout);
+    if (std::optional<redirect> to = routing_ ? parse_redirect(r) : std::nullopt) {
+      // The object moved (resharding, failover): follow it; the caller looks again.
+      const address node = routing_->node_address(to->host, to->port);
+      if (!to->ask) routing_->moved(to->slot, node);
+      bind(node);
+      return std::nullopt;
+    }
     if (is_transient(r)) {
       // Not blocked at all (the server is loading, or busy): pause, and let the caller look again.
       std::this_thread::sleep_for(std::min(milliseconds(50), std::max(milliseconds(1), time_left(deadline))));
+      if (routing_) follow_slot(budget_deadline());
       return std::nullopt;
     }
     if (r.type == reply::kind::error) raise(r, where(), nullptr, nullptr);
     return r;
   } catch (const io_failure& e) {
+    if (routing_) {
+      // The next call reconnects (to the slot's master after a failover) within its own budget.
+      follow_slot(budget_deadline());
+      return std::nullopt;
+    }
     reconnect(*conn_, budget_deadline(), e.what());
     return std::nullopt;
   }
@@ -197,7 +302,7 @@ void open_object(const object_ref& obj, const kind_info& kind,
   std::vector<std::string_view> argv{"1", key, kind.kind, kind.readable, count};
   for (const auto& [f, v] : params) argv.insert(argv.end(), {f, v});
   for (const auto& [f, v] : init) argv.insert(argv.end(), {f, v});
-  session ses(obj.addr);
+  session ses(obj);
   // Creating is idempotent (create if absent), so it is simply resent after a lost reply.
   reply r = ses.eval(script::open, argv, false);
   if (r.type == reply::kind::error) raise(r, obj.addr, &obj, &kind);

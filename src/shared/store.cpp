@@ -1,9 +1,12 @@
 // store: connecting (URL, credentials, namespace), opening the non-template objects, and removing
 // a namespace.
+#include "cluster.hpp"
+
 #include <cppless/shared/errors.hpp>
 #include <cppless/shared/store.hpp>
 
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <random>
 #include <vector>
@@ -82,22 +85,27 @@ void store::ping() const {
 
 std::size_t store::remove_namespace() const {
   if (ns_.empty()) return 0;
-  detail::session ses(addr_);
   // The namespace has no glob characters (check_name refuses them), so the pattern matches exactly
-  // its keys: objects, their auxiliary values and the call records.
+  // its keys: objects, their auxiliary values and the call records. On a cluster, every master
+  // holds some; keys removed together must share a slot.
   const std::string pattern = "{" + ns_ + ":*";
-  std::string cursor = "0";
   std::size_t removed = 0;
-  do {
-    detail::reply r = ses.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
-    cursor = r.str_at(0);
-    if (r.elements.size() < 2) break;
-    const auto& keys = r.elements[1].elements;
-    if (keys.empty()) continue;
-    std::vector<std::string_view> argv{"UNLINK"};
-    for (const auto& k : keys) argv.emplace_back(k.str);
-    removed += static_cast<std::size_t>(ses.raw(argv).integer);
-  } while (cursor != "0");
+  for (const address& node : detail::session::nodes_of(addr_)) {
+    detail::session ses(node, detail::session::pinned_t{});
+    std::string cursor = "0";
+    do {
+      detail::reply r = ses.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+      cursor = r.str_at(0);
+      if (r.elements.size() < 2) break;
+      std::map<std::uint16_t, std::vector<std::string_view>> by_slot;
+      for (const auto& k : r.elements[1].elements) by_slot[detail::key_slot(k.str)].emplace_back(k.str);
+      for (auto& [slot, keys] : by_slot) {
+        std::vector<std::string_view> argv{"UNLINK"};
+        argv.insert(argv.end(), keys.begin(), keys.end());
+        removed += static_cast<std::size_t>(ses.raw(argv).integer);
+      }
+    } while (cursor != "0");
+  }
   return removed;
 }
 

@@ -129,12 +129,21 @@ class handle {
 };
 
 class pool;
+class routing;
 struct connection;
 
-// One pooled connection, held for a sequence of calls (returned to the pool on destruction).
+// One pooled connection, held for a sequence of calls (returned to the pool on destruction). On a
+// Redis Cluster it is a connection to the master that serves the object's slot, followed to
+// another master on MOVED/ASK or after a failover (keeping its client id and sequence numbers).
 class session {
  public:
+  // For calls on one object (routed by its key's slot on a cluster).
+  explicit session(const object_ref& obj);
+  // For calls that name no object (PING): any node.
   explicit session(const address& where);
+  // For calls on one node's own keys (SCAN, UNLINK), never redirected.
+  struct pinned_t {};
+  session(const address& node, pinned_t);
   ~session();
   session(const session&) = delete;
   session& operator=(const session&) = delete;
@@ -157,9 +166,23 @@ class session {
   reply raw(std::span<const std::string_view> argv);
   // This connection's client id, as recorded by scripts (stable across reconnections).
   [[nodiscard]] const std::string& client_id() const;
-  [[nodiscard]] const address& where() const;
+  // The address the session was opened for (the seed of a cluster).
+  [[nodiscard]] const address& where() const noexcept { return seed_; }
+  // The masters of the cluster the address belongs to, or the address itself.
+  static std::vector<address> nodes_of(const address& where);
 
  private:
+  void open(const address& where, std::string_view route_key, bool pinned);
+  // Moves the session to `node` (cluster): another pooled connection, same client identity.
+  void bind(const address& node);
+  // After a failure in cluster mode: re-reads the slot map and follows the slot to its master.
+  void follow_slot(clock::time_point deadline);
+  reply call(std::span<const std::string_view> argv, clock::time_point deadline, bool changes);
+
+  address seed_;
+  std::shared_ptr<routing> routing_;  // set in cluster mode
+  std::uint16_t slot_ = 0;
+  bool has_slot_ = false;
   std::shared_ptr<pool> pool_;
   std::unique_ptr<connection> conn_;
 };
@@ -167,7 +190,7 @@ class session {
 // A one-call session: the common case.
 inline reply run(const object_ref& obj, script s, const kind_info& kind, bool mutating,
                  std::initializer_list<std::string_view> args) {
-  session ses(obj.addr);
+  session ses(obj);
   return ses.script(obj, s, kind, mutating, args);
 }
 

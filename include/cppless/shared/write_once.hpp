@@ -29,14 +29,14 @@ class write_once : public detail::handle {
   // Throws shared::wait_timeout if no value arrives within `timeout`.
   T get(milliseconds timeout = default_wait) const {
     const auto deadline = detail::deadline_after(timeout);
-    detail::session ses(ref_.addr);
+    detail::session ses(ref_);
     if (auto v = peek(ses)) return std::move(*v);
     if (detail::await_event(ses, ref_, kind(), detail::script::future_register, detail::script::future_withdraw, deadline))
       if (auto v = peek(ses)) return std::move(*v);
     throw shared::wait_timeout("cppless::shared: write_once " + ref_.describe() + " was not set " + detail::after(timeout));
   }
   std::optional<T> try_get() const {
-    detail::session ses(ref_.addr);
+    detail::session ses(ref_);
     return peek(ses);
   }
   [[nodiscard]] bool ready() const { return try_get().has_value(); }
