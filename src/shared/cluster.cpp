@@ -167,6 +167,14 @@ void routing::moved(std::uint16_t slot, const address& to) {
   refreshed_ = {};  // the next refresh is not rate-limited
 }
 
+void routing::refresh_if_older(milliseconds age, clock::time_point deadline) {
+  {
+    std::lock_guard lock(m_);
+    if (clock::now() - refreshed_ < age) return;
+  }
+  refresh(deadline, true);
+}
+
 void routing::refresh(clock::time_point deadline, bool force) {
   std::lock_guard lock(m_);
   if (!force && clock::now() - refreshed_ < milliseconds(50)) return;

@@ -51,6 +51,8 @@ class routing {
   // Reads CLUSTER SLOTS again (from the seed or any known node), at most every 50 ms unless
   // `force`. Failures are quiet: the old map stays.
   void refresh(clock::time_point deadline, bool force = false);
+  // Refreshes when the map is older than `age` (replicas added since are then known).
+  void refresh_if_older(milliseconds age, clock::time_point deadline);
 
   [[nodiscard]] const address& seed() const noexcept { return seed_; }
   // The address of a node named by the cluster: the seed's, with that host and port (db 0).

@@ -64,6 +64,8 @@ void session::open(const address& where, std::string_view route_key, bool pinned
   }
   address node = where;
   if (routing_) {
+    // The map is read again every few seconds, so replicas (and moved slots) added since are known.
+    routing_->refresh_if_older(milliseconds(5'000), budget_deadline());
     if (!route_key.empty()) {
       slot_ = key_slot(route_key);
       has_slot_ = true;

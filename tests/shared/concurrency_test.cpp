@@ -190,12 +190,12 @@ TEST_F(shared_test, SemaphoreBoundsConcurrency) {
 TEST_F(shared_test, LatchReleasesEveryWaiter) {
   constexpr int waiters = 5;
   auto gate = store_.latch("gate", 3);
-  const int base = sh::testing::blocked_clients(sh::testing::server());
+  const int base = sh::testing::blocked_clients_target();
   // The latch is counted down only once all waiters are blocked on it (observed on the server),
   // and each waiter reports the count it sees after passing: a latch that let anyone through
   // early would show a count above zero, one that never woke them would fail their waits.
   std::thread opener([&] {
-    if (!sh::testing::eventually([&] { return sh::testing::blocked_clients(sh::testing::server()) >= base + waiters; }))
+    if (!sh::testing::eventually([&] { return sh::testing::blocked_clients_target() >= base + waiters; }))
       ADD_FAILURE() << "the waiters never blocked";
     for (int i = 0; i < 3; ++i) gate.count_down();
   });
@@ -210,9 +210,9 @@ TEST_F(shared_test, LatchReleasesEveryWaiter) {
 TEST_F(shared_test, FutureWakesEveryReader) {
   constexpr int readers = 5;
   auto f = store_.write_once<std::string>("answer");
-  const int base = sh::testing::blocked_clients(sh::testing::server());
+  const int base = sh::testing::blocked_clients_target();
   std::thread setter([&] {
-    if (!sh::testing::eventually([&] { return sh::testing::blocked_clients(sh::testing::server()) >= base + readers; }))
+    if (!sh::testing::eventually([&] { return sh::testing::blocked_clients_target() >= base + readers; }))
       ADD_FAILURE() << "the readers never blocked";
     f.set("forty-two");
   });

@@ -254,9 +254,9 @@ TEST_F(shared_test, WrongTypeIsAnErrorNeverAMisread) {
   // The key an object named "raw" would have: the same namespace and name.
   const std::string raw_key = sh::detail::object_ref{store_.where(), store_.ns(), "raw"}.key();
   const std::string rawhash_key = sh::detail::object_ref{store_.where(), store_.ns(), "rawhash"}.key();
-  sh::testing::admin(sh::testing::server(), {"SET", raw_key, "hello"});
+  sh::testing::admin_target({"SET", raw_key, "hello"});
   EXPECT_THROW(store_.counter("raw"), sh::type_mismatch);
-  sh::testing::admin(sh::testing::server(), {"HSET", rawhash_key, "v", "1"});
+  sh::testing::admin_target({"HSET", rawhash_key, "v", "1"});
   EXPECT_THROW(store_.counter("rawhash"), sh::type_mismatch);
 }
 
@@ -266,7 +266,7 @@ TEST_F(shared_test, QueueItemsOfAnotherTypeAreRefused) {
   auto ints = store_.queue<int>("q");
   ints.push(7);
   auto key = ints.ref().key();
-  sh::testing::admin(sh::testing::server(), {"HSET", key, "_k", sh::queue<std::string>::kind().kind});
+  sh::testing::admin_target({"HSET", key, "_k", sh::queue<std::string>::kind().kind});
   auto strings = store_.queue<std::string>("q");
   EXPECT_THROW(strings.pop(100ms), sh::type_mismatch);
 }
@@ -275,8 +275,8 @@ TEST_F(shared_test, NamesAreChecked) {
   EXPECT_THROW(store_.counter(""), sh::invalid_argument);
   EXPECT_THROW(store_.counter(std::string("a\nb")), sh::invalid_argument);
   EXPECT_THROW(store_.counter(std::string(2000, 'x')), sh::invalid_argument);
-  EXPECT_THROW(sh::store::connect(sh::testing::server().url(), "ns*"), sh::invalid_argument);
-  EXPECT_THROW(sh::store::connect(sh::testing::server().url(), "ns{a}"), sh::invalid_argument);  // would break hash tags
+  EXPECT_THROW(sh::store::connect(sh::testing::target_url(), "ns*"), sh::invalid_argument);
+  EXPECT_THROW(sh::store::connect(sh::testing::target_url(), "ns{a}"), sh::invalid_argument);  // would break hash tags
   EXPECT_NO_THROW(store_.counter("with:colons and spaces/ünïcode"));
   sh::store unbound;
   EXPECT_THROW(unbound.counter("x"), sh::invalid_argument);
@@ -297,7 +297,7 @@ TEST_F(shared_test, HandlesTravelThroughTheArchive) {
 }
 
 TEST_F(shared_test, RemoveNamespaceRemovesEverything) {
-  auto other = sh::store::connect(sh::testing::server().url());
+  auto other = sh::store::connect(sh::testing::target_url());
   other.counter("keep").add(1);
   store_.counter("c").add(1);
   store_.queue<int>("q").push(1);
@@ -305,7 +305,7 @@ TEST_F(shared_test, RemoveNamespaceRemovesEverything) {
   auto f = store_.write_once<int>("f");
   f.set(1);
   EXPECT_GE(store_.remove_namespace(), 5u);
-  EXPECT_EQ(sh::testing::admin(sh::testing::server(), {"EVAL", "return #redis.call('KEYS', ARGV[1])", "0", store_.ns() + ":*"}), "0");
+  EXPECT_EQ(sh::testing::count_keys("{" + store_.ns() + ":*"), 0);
   EXPECT_EQ(other.counter("keep").get(), 1);  // another run's namespace is untouched
   other.remove_namespace();
 }

@@ -1,11 +1,14 @@
 #include "redis_fixture.hpp"
 
+#include <cppless/testing/local_cluster.hpp>
+
 #include <hiredis/hiredis.h>
 
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <stdexcept>
@@ -17,10 +20,59 @@ cppless::testing::local_redis& server() {
   return redis;
 }
 
+namespace {
+cppless::testing::local_cluster& cluster() {
+  static cppless::testing::local_cluster c(cppless::testing::local_cluster::options{.masters = 3, .replicas = 1});
+  return c;
+}
+}  // namespace
+
+bool on_cluster() {
+  const char* v = std::getenv("CPPLESS_TEST_CLUSTER");
+  return v != nullptr && std::string(v) == "1";
+}
+
+std::string target_url() { return on_cluster() ? cluster().url() : server().url(); }
+
+std::string admin_target(const std::vector<std::string>& argv) {
+  if (!on_cluster()) return admin(server(), argv);
+  int port = cluster().node(0).port();
+  for (int hop = 0; hop < 5; ++hop) {
+    std::string out = cppless::testing::local_cluster::command(port, argv);
+    if (!out.starts_with("MOVED ")) return out;
+    port = std::stoi(out.substr(out.rfind(':') + 1));
+  }
+  throw std::runtime_error("admin_target: too many redirects");
+}
+
+int blocked_clients_target() {
+  if (!on_cluster()) return blocked_clients(server());
+  int sum = 0;
+  for (std::size_t i = 0; i < cluster().size(); ++i) {
+    const std::string info = cppless::testing::local_cluster::command(cluster().node(i).port(), {"INFO", "clients"});
+    auto at = info.find("blocked_clients:");
+    if (at != std::string::npos) sum += std::stoi(info.substr(at + 16));
+  }
+  return sum;
+}
+
+long long count_keys(const std::string& pattern) {
+  const std::string script = "return #redis.call('KEYS', ARGV[1])";
+  if (!on_cluster()) return std::stoll(admin(server(), {"EVAL", script, "0", pattern}));
+  long long sum = 0;
+  for (std::size_t i = 0; i < cluster().size(); ++i) {
+    const int port = cluster().node(i).port();
+    if (cppless::testing::local_cluster::command(port, {"INFO", "replication"}).find("role:master") == std::string::npos) continue;
+    sum += std::stoll(cppless::testing::local_cluster::command(port, {"EVAL", script, "0", pattern}));
+  }
+  return sum;
+}
+
 void shared_test::SetUp() {
-  // Short budgets so failure tests end quickly; real runs keep the defaults.
-  process_settings().retry_budget = milliseconds(1500);
-  store_ = store::connect(server().url());
+  // Short budgets so failure tests end quickly; real runs keep the defaults. On a cluster a call
+  // may wait for a replica's confirmation (WAIT), so give it more.
+  process_settings().retry_budget = on_cluster() ? milliseconds(10'000) : milliseconds(1500);
+  store_ = store::connect(target_url());
 }
 
 void shared_test::TearDown() {

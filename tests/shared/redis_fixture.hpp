@@ -16,6 +16,18 @@ namespace cppless::shared::testing {
 // The binary's server (started on first use; stopped by its destructor at exit).
 cppless::testing::local_redis& server();
 
+// The tests of shared_test run against the binary's server, or, when CPPLESS_TEST_CLUSTER=1 (ctest
+// runs the object and concurrency tests both ways), against a private Redis Cluster of 3 masters
+// with a replica each: the same code, the same checks.
+bool on_cluster();
+std::string target_url();
+// A raw command on the target: on a cluster, sent to the node that serves its key (MOVED followed).
+std::string admin_target(const std::vector<std::string>& argv);
+// Clients blocked in BLPOP/BLMOVE on the target (summed over the cluster's nodes).
+int blocked_clients_target();
+// Keys matching a pattern on the target (all nodes).
+long long count_keys(const std::string& pattern);
+
 class shared_test : public ::testing::Test {
  protected:
   void SetUp() override;
