@@ -227,6 +227,8 @@ void raise(const reply& r, const address& where, const object_ref* obj, const ki
     throw type_mismatch("cppless::shared: " + what + " already exists with other parameters (" + rest("CPPLESS_PARAM") + ")");
   if (starts_with(msg, "CPPLESS_RANGE"))
     throw server_error("cppless::shared: " + what + ": " + rest("CPPLESS_RANGE") + " of the value type; nothing was changed");
+  if (starts_with(msg, "CPPLESS_INDEX"))
+    throw index_out_of_range("cppless::shared: " + what + ": " + rest("CPPLESS_INDEX") + "; nothing was changed");
   if (starts_with(msg, "CPPLESS_FOREIGN"))
     throw type_mismatch("cppless::shared: " + what + " holds a Redis hash that cppless did not write");
   if (starts_with(msg, "WRONGTYPE"))

@@ -148,6 +148,14 @@ local function wake_all()
 end
 )lua";
 
+// Byte arrays: the index (ARGV[4]) must be an integer in [0, size) (size is F1).
+constexpr const char* index_check = R"lua(
+local idx = tonumber(ARGV[4])
+if not idx or idx < 0 or idx >= tonumber(F1) or idx ~= math.floor(idx) then
+  return redis.error_reply('CPPLESS_INDEX index ' .. ARGV[4] .. ' of a byte array of ' .. F1)
+end
+)lua";
+
 // Barrier tokens: the last arrival of generation g pushes parties - 1 tokens to K\31w<g>, one
 // for each earlier arrival of g (arrivals are recorded calls: never counted twice).
 constexpr const char* tokens = R"lua(
@@ -184,7 +192,7 @@ end
 return 0
 )lua";
 
-enum : unsigned { h_numeric = 1, h_tokens = 2, h_int = 4, h_waiters = 8 };
+enum : unsigned { h_numeric = 1, h_tokens = 2, h_int = 4, h_waiters = 8, h_index = 16 };
 
 struct op {
   script id;
@@ -199,7 +207,7 @@ struct op {
 // and one field '=' .. key per entry}; queue items in the list K\31l, the item a blocking pop
 // moved in K\31p<client>; waiters of latch, semaphore and future in K\31ws and K\31t<client>;
 // barrier wake-up lists K\31w<generation>. Latch and future waiting: event_ops below.
-const std::array<op, 28> ops = {{
+const std::array<op, 41> ops = {{
     // Exact in Lua while both numbers are below 2^53 (one write); beyond, Redis' HINCRBY (64-bit,
     // refuses overflow).
     {script::counter_add, true, "'v'", h_int, R"lua(
@@ -414,6 +422,85 @@ return {0}
     {script::queue_size, false, "", 0, R"lua(
 return {redis.call('LLEN', K .. '\31l')}
 )lua"},
+    // Every entry at one instant: {key1, value1, key2, value2, ...}.
+    {script::map_entries, false, "", 0, R"lua(
+local all, out = redis.call('HGETALL', K), {}
+for i = 1, #all, 2 do
+  if string.sub(all[i], 1, 1) == '=' then
+    out[#out + 1] = string.sub(all[i], 2)
+    out[#out + 1] = all[i + 1]
+  end
+end
+return out
+)lua"},
+    // One step of a cursor: ARGV[4] cursor, ARGV[5] count. {next cursor, key1, value1, ...}; an
+    // entry present for the whole iteration is returned at least once (HSCAN's guarantee).
+    {script::map_scan, false, "", 0, R"lua(
+local r = redis.call('HSCAN', K, ARGV[4], 'MATCH', '=*', 'COUNT', tonumber(ARGV[5]))
+local out = {r[1]}
+for i = 1, #r[2], 2 do
+  out[#out + 1] = string.sub(r[2][i], 2)
+  out[#out + 1] = r[2][i + 1]
+end
+return out
+)lua"},
+    // Lists: items in K\31l. ARGV[4] 'l' or 'r' (the end), ARGV[5] the item.
+    {script::list_push, true, "", 0, R"lua(
+local cmd = 'RPUSH'
+if ARGV[4] == 'l' then cmd = 'LPUSH' end
+return done(redis.call(cmd, K .. '\31l', ARGV[5]))
+)lua"},
+    {script::list_pop, true, "", 0, R"lua(
+local cmd = 'RPOP'
+if ARGV[4] == 'l' then cmd = 'LPOP' end
+local item = redis.call(cmd, K .. '\31l')
+if item then return done(1, item) end
+return done(0)
+)lua"},
+    {script::list_get, false, "", 0, R"lua(
+local item = redis.call('LINDEX', K .. '\31l', ARGV[4])
+if item then return {1, item} end
+return {0}
+)lua"},
+    // ARGV[4] index (negative: from the end), ARGV[5] the item.
+    {script::list_set, true, "", 0, R"lua(
+local list = K .. '\31l'
+local n, i = redis.call('LLEN', list), tonumber(ARGV[4])
+if i < 0 then i = n + i end
+if i < 0 or i >= n then return redis.error_reply('CPPLESS_INDEX index ' .. ARGV[4] .. ' of a list of ' .. n) end
+redis.call('LSET', list, i, ARGV[5])
+return done(1)
+)lua"},
+    {script::list_range, false, "", 0, R"lua(
+return redis.call('LRANGE', K .. '\31l', ARGV[4], ARGV[5])
+)lua"},
+    {script::list_size, false, "", 0, R"lua(
+return {redis.call('LLEN', K .. '\31l')}
+)lua"},
+    // Byte arrays: 'size' in the hash, the bytes in the string K\31b (grown as written; bytes
+    // never written read as 0). ARGV[4] the index, checked against the size.
+    {script::bytes_get, false, "'size'", h_index, R"lua(
+return {redis.call('BITFIELD_RO', K .. '\31b', 'GET', 'u8', '#' .. ARGV[4])[1]}
+)lua"},
+    {script::bytes_set, true, "'size'", h_index, R"lua(
+return done(redis.call('BITFIELD', K .. '\31b', 'SET', 'u8', '#' .. ARGV[4], ARGV[5])[1])
+)lua"},
+    // Adds ARGV[5] (may be negative), wrapping modulo 256; returns the new value.
+    {script::bytes_add, true, "'size'", h_index, R"lua(
+return done(redis.call('BITFIELD', K .. '\31b', 'OVERFLOW', 'WRAP', 'INCRBY', 'u8', '#' .. ARGV[4], ARGV[5])[1])
+)lua"},
+    {script::bytes_cas, true, "'size'", h_index, R"lua(
+local b = K .. '\31b'
+local cur = redis.call('BITFIELD', b, 'GET', 'u8', '#' .. ARGV[4])[1]
+if cur == tonumber(ARGV[5]) then
+  redis.call('BITFIELD', b, 'SET', 'u8', '#' .. ARGV[4], ARGV[6])
+  return done(1, cur)
+end
+return done(0, cur)
+)lua"},
+    {script::bytes_all, false, "'size'", 0, R"lua(
+return {tonumber(F1), redis.call('GET', K .. '\31b') or ''}
+)lua"},
 }};
 
 // Waiting for a one-time event (a latch reaching zero, a future being set): the register and
@@ -459,6 +546,7 @@ std::string compose(bool mutating, std::string_view fields_in, unsigned helpers,
   if (helpers & h_tokens) body += tokens;
   if (helpers & h_int) body += exact_int;
   if (helpers & h_waiters) body += waiters;
+  if (helpers & h_index) body += index_check;
   // --[[numeric]] in a body: the comparison helper, defined only on the branch that needs it
   // (a closure made on every call costs a little on the hot path).
   std::string text(body_in);

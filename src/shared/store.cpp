@@ -6,6 +6,7 @@
 #include <cppless/shared/store.hpp>
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -77,20 +78,32 @@ shared::semaphore store::semaphore(std::string_view name, std::int64_t permits) 
   return s;
 }
 
+shared::byte_array store::byte_array(std::string_view name, std::int64_t size) const {
+  constexpr std::int64_t max_size = std::int64_t{512} * 1024 * 1024;  // one Redis string
+  if (size < 1 || size > max_size)
+    throw invalid_argument("cppless::shared: a byte array needs 1 to 512 MiB bytes (got " + std::to_string(size) + ")");
+  shared::byte_array a(ref(name), size);
+  const std::string n = std::to_string(size);
+  detail::open_object(a.ref(), a.kind(), {{"size", n}});
+  return a;
+}
+
 void store::ping() const {
   if (ns_.empty()) throw invalid_argument("cppless::shared: this store is not connected (use store::from_env or store::connect)");
   detail::session ses(addr_);
   ses.command({"PING"});
 }
 
-std::size_t store::remove_namespace() const {
-  if (ns_.empty()) return 0;
+namespace {
+
+// Calls each(session, keys of one slot) for every key of the namespace, on every master.
+void for_each_key(const address& where, const std::string& ns,
+                  const std::function<void(detail::session&, const std::vector<std::string_view>&)>& each) {
   // The namespace has no glob characters (check_name refuses them), so the pattern matches exactly
   // its keys: objects, their auxiliary values and the call records. On a cluster, every master
-  // holds some; keys removed together must share a slot.
-  const std::string pattern = "{" + ns_ + ":*";
-  std::size_t removed = 0;
-  for (const address& node : detail::session::nodes_of(addr_)) {
+  // holds some; keys handled together must share a slot.
+  const std::string pattern = "{" + ns + ":*";
+  for (const address& node : detail::session::nodes_of(where)) {
     detail::session ses(node, detail::session::pinned_t{});
     std::string cursor = "0";
     do {
@@ -99,14 +112,56 @@ std::size_t store::remove_namespace() const {
       if (r.elements.size() < 2) break;
       std::map<std::uint16_t, std::vector<std::string_view>> by_slot;
       for (const auto& k : r.elements[1].elements) by_slot[detail::key_slot(k.str)].emplace_back(k.str);
-      for (auto& [slot, keys] : by_slot) {
-        std::vector<std::string_view> argv{"UNLINK"};
-        argv.insert(argv.end(), keys.begin(), keys.end());
-        removed += static_cast<std::size_t>(ses.raw(argv).integer);
-      }
+      for (auto& [slot, keys] : by_slot) each(ses, keys);
     } while (cursor != "0");
   }
+}
+
+}  // namespace
+
+std::size_t store::remove_namespace() const {
+  if (ns_.empty()) return 0;
+  std::size_t removed = 0;
+  for_each_key(addr_, ns_, [&](detail::session& ses, const std::vector<std::string_view>& keys) {
+    std::vector<std::string_view> argv{"UNLINK"};
+    argv.insert(argv.end(), keys.begin(), keys.end());
+    removed += static_cast<std::size_t>(ses.raw(argv).integer);
+  });
   return removed;
+}
+
+std::size_t store::expire_namespace(milliseconds ttl) const {
+  if (ns_.empty()) return 0;
+  if (ttl <= milliseconds(0)) throw invalid_argument("cppless::shared: expire_namespace needs a positive time to live");
+  const std::string ms = std::to_string(ttl.count());
+  std::size_t touched = 0;
+  for_each_key(addr_, ns_, [&](detail::session& ses, const std::vector<std::string_view>& keys) {
+    for (std::string_view k : keys) {
+      // LT: keys that already expire sooner (call records, wake-up tokens) keep their time.
+      std::string_view argv[] = {"PEXPIRE", k, ms, "LT"};
+      touched += static_cast<std::size_t>(ses.raw(argv).integer);
+    }
+  });
+  return touched;
+}
+
+std::size_t store::persist_namespace() const {
+  if (ns_.empty()) return 0;
+  std::size_t touched = 0;
+  for_each_key(addr_, ns_, [&](detail::session& ses, const std::vector<std::string_view>& keys) {
+    for (std::string_view k : keys) {
+      // Bookkeeping keeps expiring: call records (r...), waiters' tokens (t...) and barrier
+      // wake-up lists (w<generation>). Objects and their data (items, bytes, waiters) persist.
+      if (auto at = k.find('\x1f'); at != std::string_view::npos && at + 1 < k.size()) {
+        const char kind = k[at + 1];
+        const bool generation = kind == 'w' && at + 2 < k.size() && k[at + 2] >= '0' && k[at + 2] <= '9';
+        if (kind == 'r' || kind == 't' || generation) continue;
+      }
+      std::string_view argv[] = {"PERSIST", k};
+      touched += static_cast<std::size_t>(ses.raw(argv).integer);
+    }
+  });
+  return touched;
 }
 
 }  // namespace cppless::shared

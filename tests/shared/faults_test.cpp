@@ -248,6 +248,41 @@ TEST_F(shared_test, EveryChangingCallSurvivesALostReply) {
   EXPECT_EQ(admin(server(), {"EXISTS", timed.ref().sub_key("ws")}), "0");  // withdrawn once
 }
 
+TEST_F(shared_test, ListAndByteArrayChangesSurviveALostReply) {
+  lossy_proxy proxy(server().port());
+  auto via = sh::store::connect(proxy.url(), store_.ns());
+  auto l = via.list<int>("l");
+  auto bytes = via.byte_array("b", 4);
+  l.push_back(0);  // load the scripts first
+  (void)l.pop_back();
+  l.push_front(0);
+  l.set(0, 0);
+  (void)l.pop_front();
+  bytes.set(0, 0);
+  bytes.add(0, 0);
+  std::uint8_t zero = 0;
+  bytes.compare_exchange(0, zero, 0);
+  const int before = proxy.dropped();
+  proxy.drop_next_reply();
+  EXPECT_EQ(l.push_back(1), 1);
+  proxy.drop_next_reply();
+  EXPECT_EQ(l.push_front(2), 2);
+  proxy.drop_next_reply();
+  l.set(0, 3);
+  proxy.drop_next_reply();
+  EXPECT_EQ(l.pop_back(), 1);
+  proxy.drop_next_reply();
+  EXPECT_EQ(bytes.add(1, 5), 5);
+  proxy.drop_next_reply();
+  EXPECT_EQ(bytes.set(1, 7), 5);
+  std::uint8_t seven = 7;
+  proxy.drop_next_reply();
+  EXPECT_TRUE(bytes.compare_exchange(1, seven, 8));
+  EXPECT_EQ(proxy.dropped() - before, 7);
+  EXPECT_EQ(store_.list<int>("l").range(), (std::vector<int>{3}));
+  EXPECT_EQ(store_.byte_array("b", 4).snapshot(), (std::vector<std::uint8_t>{0, 8, 0, 0}));
+}
+
 TEST_F(shared_test, ReconnectsAfterClientKill) {
   auto c = store_.counter("c");
   c.add(1);

@@ -79,6 +79,9 @@ enum class script : std::uint8_t {
   future_set, future_get, future_register, future_withdraw,
   map_get, map_put, map_erase, map_merge, map_size,
   queue_push, queue_pop, queue_size,
+  map_entries, map_scan,
+  list_push, list_pop, list_get, list_set, list_range, list_size,
+  bytes_get, bytes_set, bytes_add, bytes_cas, bytes_all,
   count_
 };
 

@@ -61,7 +61,13 @@ class wait_timeout : public error {
 };
 using timeout [[deprecated("renamed cppless::shared::wait_timeout")]] = wait_timeout;
 
-// future<T>::set on a future that already holds a value.
+// An index outside a list or byte array; nothing was read or changed.
+class index_out_of_range : public error {
+ public:
+  using error::error;
+};
+
+// write_once<T>::set on an object that already holds a value.
 class already_set : public error {
  public:
   using error::error;

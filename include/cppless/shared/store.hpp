@@ -14,11 +14,13 @@
 
 #include <cppless/shared/atomic.hpp>
 #include <cppless/shared/barrier.hpp>
+#include <cppless/shared/byte_array.hpp>
 #include <cppless/shared/best.hpp>
 #include <cppless/shared/client.hpp>
 #include <cppless/shared/codec.hpp>
 #include <cppless/shared/counter.hpp>
 #include <cppless/shared/latch.hpp>
+#include <cppless/shared/list.hpp>
 #include <cppless/shared/map.hpp>
 #include <cppless/shared/queue.hpp>
 #include <cppless/shared/semaphore.hpp>
@@ -83,6 +85,15 @@ class store {
     return m;
   }
   template <class T>
+  shared::list<T> list(std::string_view name) const {
+    shared::list<T> l(ref(name));
+    detail::open_object(l.ref(), l.kind(), {});
+    return l;
+  }
+  // size >= 1 bytes, all 0 when created; opening an existing array with another size is a
+  // type_mismatch.
+  shared::byte_array byte_array(std::string_view name, std::int64_t size) const;
+  template <class T>
   shared::queue<T> queue(std::string_view name) const {
     shared::queue<T> q(ref(name));
     detail::open_object(q.ref(), q.kind(), {});
@@ -91,6 +102,11 @@ class store {
 
   // Deletes every key of the namespace (all its objects); returns how many keys there were.
   std::size_t remove_namespace() const;
+  // Objects outlive a run when their namespace is named (connect(url, "my-project")) and not
+  // removed. These give such a namespace an expiry: every key now in it expires `ttl` from now
+  // (objects created later do not: call again), or no longer expires. Return the keys changed.
+  std::size_t expire_namespace(milliseconds ttl) const;
+  std::size_t persist_namespace() const;
   // One PING round trip (checks that the server answers).
   void ping() const;
 
