@@ -227,6 +227,9 @@ void raise(const reply& r, const address& where, const object_ref* obj, const ki
     throw type_mismatch("cppless::shared: " + what + " already exists with other parameters (" + rest("CPPLESS_PARAM") + ")");
   if (starts_with(msg, "CPPLESS_RANGE"))
     throw server_error("cppless::shared: " + what + ": " + rest("CPPLESS_RANGE") + " of the value type; nothing was changed");
+  if (starts_with(msg, "CPPLESS_USER"))
+    throw operation_error("cppless::shared: " + what + ": the operation raised: " + rest("CPPLESS_USER") +
+                          " (the object was left as it was)");
   if (starts_with(msg, "CPPLESS_INDEX"))
     throw index_out_of_range("cppless::shared: " + what + ": " + rest("CPPLESS_INDEX") + "; nothing was changed");
   if (starts_with(msg, "CPPLESS_FOREIGN"))

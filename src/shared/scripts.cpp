@@ -572,6 +572,35 @@ std::array<script_source, static_cast<std::size_t>(script::count_)> build() {
 
 }  // namespace
 
+std::string wrap_user_operation(std::string_view body, bool changes) {
+  std::string out = "local K, KIND, CID, SEQ = KEYS[1], ARGV[1], ARGV[2], ARGV[3]\n";
+  if (changes) out += "local RECORD_TTL = " + std::to_string(record_ttl.count()) + "\n";
+  out += "local got = redis.call('HMGET', K, '_k')\n";
+  out += check_kind;
+  if (changes) out += check_call;
+  out += R"lua(
+local ARGS = {}
+for i = 4, #ARGV do ARGS[#ARGS + 1] = ARGV[i] end
+)lua";
+  if (changes) out += "local saved = redis.call('DUMP', K)\n";
+  out += "local ok, result = pcall(function()\n";
+  out += body;
+  out += "\nend)\n";
+  out += R"lua(
+if not ok then
+)lua";
+  if (changes) out += "  redis.call('RESTORE', K, 0, saved, 'REPLACE')\n";
+  out += R"lua(  if type(result) == 'table' then result = result.err or 'error' end
+  return redis.error_reply('CPPLESS_USER ' .. tostring(result))
+end
+if type(result) == 'boolean' then result = result and 1 or 0 end
+if type(result) == 'number' and result ~= math.floor(result) then result = tostring(result) end
+if type(result) == 'table' then return redis.error_reply('CPPLESS_USER returned a table (return a string, a number or nothing)') end
+)lua";
+  out += changes ? "return done(result)\n" : "return {result}\n";
+  return out;
+}
+
 const script_source& source_of(script s) {
   static const auto all = build();
   return all[static_cast<std::size_t>(s)];

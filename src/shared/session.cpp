@@ -81,6 +81,7 @@ void session::open(const address& where, std::string_view route_key, bool pinned
 session::~session() { pool_->release(std::move(conn_)); }
 
 const std::string& session::client_id() const { return conn_->id; }
+std::uint64_t& session::next_sequence() { return conn_->seq; }
 
 void session::bind(const address& node) {
   if (node == pool_->where()) return;
@@ -204,17 +205,28 @@ reply session::command(std::initializer_list<std::string_view> argv) {
 
 reply session::eval(detail::script s, std::span<const std::string_view> keys_and_args, bool changes) {
   const script_source& src = source_of(s);
-  const auto deadline = budget_deadline();
   std::vector<std::string_view> argv;
   argv.reserve(2 + keys_and_args.size());
   argv.insert(argv.end(), {"EVALSHA", src.sha});
   argv.insert(argv.end(), keys_and_args.begin(), keys_and_args.end());
+  return confirmed(argv, budget_deadline(), changes, src.body);
+}
+
+reply session::fcall(std::string_view function, std::span<const std::string_view> keys_and_args, bool changes) {
+  std::vector<std::string_view> argv;
+  argv.reserve(2 + keys_and_args.size());
+  argv.insert(argv.end(), {"FCALL", function});
+  argv.insert(argv.end(), keys_and_args.begin(), keys_and_args.end());
+  return confirmed(argv, budget_deadline(), changes, {});
+}
+
+reply session::confirmed(std::vector<std::string_view>& argv, clock::time_point deadline, bool changes, std::string_view body) {
   for (;;) {
     reply r = call(argv, deadline, changes);
     // The server does not know the script (first use, or it restarted): send its body once.
-    if (r.type == reply::kind::error && r.str.starts_with("NOSCRIPT")) {
+    if (!body.empty() && r.type == reply::kind::error && r.str.starts_with("NOSCRIPT")) {
       argv[0] = "EVAL";
-      argv[1] = src.body;
+      argv[1] = body;
       r = call(argv, deadline, changes);
     }
     // On a cluster with replicas, a change is confirmed only once a replica has it too, so a

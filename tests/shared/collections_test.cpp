@@ -114,3 +114,57 @@ TEST_F(shared_test, NamedNamespaceOutlivesItsStoreAndCanExpire) {
   EXPECT_EQ(sh::testing::admin_target({"PTTL", store_.list<int>("l").ref().sub_key("l")}), "-1");  // the items too
   EXPECT_THROW(store_.expire_namespace(0ms), sh::invalid_argument);
 }
+
+namespace {
+
+// A user-defined type: a vector of integers kept in the object's hash, with a server-side sum.
+const sh::object_type vector_type{
+    "intvec",
+    {
+        {"push", "local n = redis.call('HINCRBY', K, 'n', 1) redis.call('HSET', K, 'i' .. n, ARGS[1]) return n"},
+        {"sum",
+         "local s = 0 for i = 1, tonumber(redis.call('HGET', K, 'n') or '0') do s = s + tonumber(redis.call('HGET', K, 'i' .. i)) end "
+         "return s",
+         false},
+        // Writes, then raises half-way: the write must not stay.
+        {"broken", "redis.call('HSET', K, 'n', 999) error('deliberately broken')"},
+        {"name", "return 'vector of ' .. (redis.call('HGET', K, 'n') or '0')", false},
+    }};
+
+}  // namespace
+
+TEST_F(shared_test, UserDefinedOperationsRunInRedisExactlyOnce) {
+  store_.define(vector_type);
+  auto v = store_.custom("intvec", "v");
+  EXPECT_EQ(v.call<std::int64_t>("push", 5), 1);
+  EXPECT_EQ(v.call<std::int64_t>("push", 7), 2);
+  EXPECT_EQ(v.call<std::int64_t>("sum"), 12);
+  EXPECT_EQ(v.call("name"), "vector of 2");
+  // From processes: every push counted once.
+  in_processes(4, [&](int id) {
+    for (int i = 0; i < 25; ++i) v.call<std::int64_t>("push", id);
+    return std::string();
+  });
+  EXPECT_EQ(v.call<std::int64_t>("sum"), 12 + 25 * (0 + 1 + 2 + 3));
+  // A raising body: a typed error naming the object, and nothing half-written.
+  try {
+    v.call("broken");
+    FAIL() << "a raising operation succeeded";
+  } catch (const sh::operation_error& e) {
+    EXPECT_NE(std::string(e.what()).find("deliberately broken"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'v'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(v.call("name"), "vector of 102");
+  // Another kind of object under the name, or an unknown operation: typed errors.
+  EXPECT_THROW(store_.counter("v"), sh::type_mismatch);
+  EXPECT_THROW(v.call("missing"), sh::operation_error);
+}
+
+TEST_F(shared_test, UserOperationsThatDoNotLoadAreTypedErrors) {
+  EXPECT_THROW(store_.define(sh::object_type{"bad", {{"op", "this is not lua"}}}), sh::operation_error);
+  EXPECT_THROW(store_.define(sh::object_type{"bad name", {{"op", "return 1"}}}), sh::invalid_argument);
+  EXPECT_THROW(store_.define(sh::object_type{"empty", {}}), sh::invalid_argument);
+  // A type never defined on this server.
+  auto o = store_.custom("never_defined", "o");
+  EXPECT_THROW(o.call("op"), sh::operation_error);
+}

@@ -283,6 +283,19 @@ TEST_F(shared_test, ListAndByteArrayChangesSurviveALostReply) {
   EXPECT_EQ(store_.byte_array("b", 4).snapshot(), (std::vector<std::uint8_t>{0, 8, 0, 0}));
 }
 
+TEST_F(shared_test, UserOperationSurvivesALostReply) {
+  store_.define(sh::object_type{"tally", {{"bump", "return redis.call('HINCRBY', K, 'n', tonumber(ARGS[1]))"}}});
+  lossy_proxy proxy(server().port());
+  auto via = sh::store::connect(proxy.url(), store_.ns());
+  auto t = via.custom("tally", "t");
+  EXPECT_EQ(t.call<std::int64_t>("bump", 1), 1);
+  const int before = proxy.dropped();
+  proxy.drop_next_reply();
+  EXPECT_EQ(t.call<std::int64_t>("bump", 10), 11);  // the recorded result, not 21
+  EXPECT_EQ(proxy.dropped() - before, 1);
+  EXPECT_EQ(store_.custom("tally", "t").call<std::int64_t>("bump", 0), 11);
+}
+
 TEST_F(shared_test, ReconnectsAfterClientKill) {
   auto c = store_.counter("c");
   c.add(1);

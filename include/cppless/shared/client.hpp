@@ -159,6 +159,8 @@ class session {
   // not know it yet); error replies are returned. `changes`: the call changes state (only for
   // the message when its outcome stays unknown).
   reply eval(detail::script s, std::span<const std::string_view> keys_and_args, bool changes);
+  // Runs a Redis Function (FCALL name numkeys keys... args...), like eval.
+  reply fcall(std::string_view function, std::span<const std::string_view> keys_and_args, bool changes);
   // Runs a blocking command (BLPOP, BLMOVE); the server-side timeout (seconds, from the deadline)
   // is appended as the last argument. nullopt: the connection was lost while blocked and has been
   // re-established — the caller must find out what happened before blocking again.
@@ -169,6 +171,8 @@ class session {
   reply raw(std::span<const std::string_view> argv);
   // This connection's client id, as recorded by scripts (stable across reconnections).
   [[nodiscard]] const std::string& client_id() const;
+  // The client's sequence counter: a changing call takes the next number.
+  std::uint64_t& next_sequence();
   // The address the session was opened for (the seed of a cluster).
   [[nodiscard]] const address& where() const noexcept { return seed_; }
   // The masters of the cluster the address belongs to, or the address itself.
@@ -181,6 +185,9 @@ class session {
   // After a failure in cluster mode: re-reads the slot map and follows the slot to its master.
   void follow_slot(clock::time_point deadline);
   reply call(std::span<const std::string_view> argv, clock::time_point deadline, bool changes);
+  // call(), then (cluster, changing call, master with replicas) WAIT for a replica; `body`: the
+  // script's source, sent with EVAL when the server answers NOSCRIPT.
+  reply confirmed(std::vector<std::string_view>& argv, clock::time_point deadline, bool changes, std::string_view body);
 
   address seed_;
   std::shared_ptr<routing> routing_;  // set in cluster mode

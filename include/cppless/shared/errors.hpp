@@ -61,6 +61,13 @@ class wait_timeout : public error {
 };
 using timeout [[deprecated("renamed cppless::shared::wait_timeout")]] = wait_timeout;
 
+// A user-defined operation (custom.hpp) failed: its library did not load (the message carries
+// Redis' words), it is not defined, or its body raised (the object was left as it was).
+class operation_error : public error {
+ public:
+  using error::error;
+};
+
 // An index outside a list or byte array; nothing was read or changed.
 class index_out_of_range : public error {
  public:

@@ -19,6 +19,7 @@
 #include <cppless/shared/client.hpp>
 #include <cppless/shared/codec.hpp>
 #include <cppless/shared/counter.hpp>
+#include <cppless/shared/custom.hpp>
 #include <cppless/shared/latch.hpp>
 #include <cppless/shared/list.hpp>
 #include <cppless/shared/map.hpp>
@@ -84,6 +85,11 @@ class store {
     detail::open_object(m.ref(), m.kind(), {}, {{"n", "0"}});
     return m;
   }
+  // Loads a user-defined type's operations into the server (every master of a cluster), replacing
+  // an earlier definition; operation_error if Redis refuses the code.
+  void define(const object_type& type) const;
+  // Opens an object of a defined type (created empty: a hash with no fields of the user's).
+  shared::custom_object custom(std::string_view type, std::string_view name) const;
   template <class T>
   shared::list<T> list(std::string_view name) const {
     shared::list<T> l(ref(name));
