@@ -12,6 +12,7 @@
 
 #include <cppless/capture.hpp>
 #include <cppless/config.hpp>
+#include <cppless/error.hpp>
 #include <cppless/dispatch.hpp>
 #include <cppless/instance.hpp>
 
@@ -20,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -44,17 +46,45 @@ class cloud_thread {
     t.join_ = [call] { (void)call->get(); };
     return t;
   }
+  // Crucial's retries: a function that fails (throws, crashes, times out) is started again, up
+  // to `retries` more times; join() rethrows only the last failure. A retried function runs its
+  // effects on shared objects again: give it effects that tolerate that (idempotent, or undone).
+  template <class Config = cppless::default_config, class F, class... Args>
+  static cloud_thread start_with_retries(cppless::instance& inst, int retries, F fn, Args... args) {
+    if (retries < 0) throw cppless::error("cppless::cloud_thread: retries must be >= 0 (got " + std::to_string(retries) + ")");
+    auto launch = [&inst, fn, args...] { return cppless::async<Config>(inst, fn, args...); };
+    auto call = std::make_shared<decltype(launch())>(launch());
+    auto attempts = std::make_shared<int>(1);
+    cloud_thread t;
+    t.attempts_ = attempts;
+    t.join_ = [launch, call, attempts, retries]() mutable {
+      for (int left = retries;; --left) {
+        try {
+          (void)call->get();
+          return;
+        } catch (...) {
+          if (left == 0) throw;
+        }
+        call = std::make_shared<decltype(launch())>(launch());
+        ++*attempts;
+      }
+    };
+    return t;
+  }
   cloud_thread(cloud_thread&&) noexcept = default;
   cloud_thread& operator=(cloud_thread&& other) noexcept {
     if (this != &other) {
       finish_quietly();
       join_ = std::move(other.join_);
+      attempts_ = std::move(other.attempts_);
     }
     return *this;
   }
   ~cloud_thread() { finish_quietly(); }
 
   [[nodiscard]] bool joinable() const noexcept { return static_cast<bool>(join_); }
+  // How many times the function was started (1, or more after retries).
+  [[nodiscard]] int attempts() const noexcept { return attempts_ ? *attempts_ : 1; }
   // Waits for the function; rethrows its failure (cppless::remote_error, worker_crashed...).
   void join() {
     auto j = std::move(join_);
@@ -71,6 +101,7 @@ class cloud_thread {
     }
   }
   std::function<void()> join_;
+  std::shared_ptr<int> attempts_;
 };
 
 // Runs every task (callables of one type, e.g. one lambda with different captures) remotely and

@@ -120,3 +120,22 @@ TEST_F(shared_test, CloudThreadsInvokeAllAndParallelFor) {
   cppless::cloud_thread failing(inst, [s = store_] { (void)s.atomic<int>("sum").load(); });
   EXPECT_THROW(failing.join(), cppless::remote_error);
 }
+
+TEST_F(shared_test, CloudThreadRetriesAFailingFunction) {
+  auto inst = dispatcher().create_instance();
+  auto runs = store_.counter("runs");
+  // Fails on its first two runs, succeeds on the third.
+  auto flaky = [runs] {
+    if (runs.add(1) < 3) throw std::runtime_error("not yet");
+  };
+  auto t = cppless::cloud_thread::start_with_retries(inst, 3, flaky);
+  EXPECT_NO_THROW(t.join());
+  EXPECT_EQ(t.attempts(), 3);
+  EXPECT_EQ(runs.get(), 3);
+  // Too few retries: the last failure comes back.
+  runs.reset(0);
+  auto short_of_retries = cppless::cloud_thread::start_with_retries(inst, 1, flaky);
+  EXPECT_THROW(short_of_retries.join(), cppless::remote_error);
+  EXPECT_EQ(short_of_retries.attempts(), 2);
+  EXPECT_EQ(runs.get(), 2);
+}
