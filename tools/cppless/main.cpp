@@ -5,6 +5,7 @@
 //   cppless functions list|remove                the deployed cppless functions
 #include "deploy.hpp"
 #include "manifest.hpp"
+#include "objects.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
   manifest->add_flag("--compact", compact, "One line instead of indented JSON");
 
   cppless::tools::add_aws_commands(app);
+  cppless::tools::add_object_commands(app);  // cppless obj ... (shared objects)
 
   CLI11_PARSE(app, argc, argv);
   try {
