@@ -65,6 +65,24 @@ TEST_F(cli_objects, StatelessAndStatefulCountsAgree) {
   EXPECT_EQ(std::stoll(stateful), sum);
 }
 
+TEST_F(cli_objects, TheServerlessShellCountsTheSameBothWays) {
+  // The same two scripts, each file's part run by `cppless sh` on a worker of its own.
+  const std::string files = (dir_ / "part").string();
+  // In the driver's shell $f and $CPPLESS expand; \$(...) reaches the worker's shell as $(...).
+  const std::string stateless =
+      sh(redis_, R"(for f in 0 1 2 3; do ($CPPLESS sh "wc -w < )" + files + R"($f.txt" 2>/dev/null) & done; wait)");
+  long long sum = 0;
+  std::istringstream in(stateless);
+  for (long long n; in >> n;) sum += n;
+  sh(redis_, R"(for f in 0 1 2 3; do ($CPPLESS sh "$CPPLESS obj counter shell-words add \$(wc -w < )" + files +
+                 R"($f.txt) > /dev/null" 2>/dev/null) & done; wait)");
+  EXPECT_GT(sum, 0);
+  EXPECT_EQ(std::stoll(sh(redis_, "$CPPLESS obj counter shell-words get")), sum);
+  // Crucial's report line, and the command's exit status passed on.
+  EXPECT_NE(sh(redis_, R"($CPPLESS sh "echo on a worker" 2>&1)").find("RequestId: "), std::string::npos);
+  EXPECT_EQ(std::system((std::string(CPPLESS_CLI) + R"( sh "exit 3" 2>/dev/null)").c_str()) >> 8, 3);
+}
+
 TEST_F(cli_objects, PipelineStagesMeetThroughAQueue) {
   const std::string file = (dir_ / "part3.txt").string();
   // `cat file | wc -l`, the two stages in separate processes started at once.

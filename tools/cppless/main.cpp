@@ -6,6 +6,7 @@
 #include "deploy.hpp"
 #include "manifest.hpp"
 #include "objects.hpp"
+#include "shell.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
 
   cppless::tools::add_aws_commands(app);
   cppless::tools::add_object_commands(app);  // cppless obj ... (shared objects)
+  cppless::tools::add_shell_command(app);    // cppless sh ... (serverless shell)
 
   CLI11_PARSE(app, argc, argv);
   try {
