@@ -12,3 +12,9 @@ if(TARGET cppless::shared)
   add_executable(bench_shared_cluster ${CMAKE_CURRENT_LIST_DIR}/shared_cluster_bench.cpp)
   target_link_libraries(bench_shared_cluster PRIVATE cppless::shared cppless_shared_testing cppless_warnings)
 endif()
+
+# Crucial's applications with shared model state: serial, std::thread, cppless (examples/ml).
+if(TARGET cppless::shared)
+  add_executable(bench_shared_ml ${CMAKE_CURRENT_LIST_DIR}/shared_ml_bench.cpp)
+  target_link_libraries(bench_shared_ml PRIVATE cppless::shared cppless_shared_testing cppless_warnings)
+endif()
