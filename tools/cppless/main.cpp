@@ -9,6 +9,8 @@
 #include "lease_commands.hpp"
 #include "manifest.hpp"
 #include "report.hpp"
+#include "objects.hpp"
+#include "shell.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -27,6 +29,8 @@ int main(int argc, char** argv) {
   cppless::tools::add_aws_commands(app);
   cppless::tools::add_lease_commands(app);
   cppless::tools::add_report_command(app);
+  cppless::tools::add_object_commands(app);  // cppless obj ... (shared objects)
+  cppless::tools::add_shell_command(app);    // cppless sh ... (serverless shell)
 
   CLI11_PARSE(app, argc, argv);
   try {
