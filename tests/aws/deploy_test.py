@@ -75,14 +75,14 @@ class LocalServerDeploy(unittest.TestCase):
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def test_deploy_run_redeploy_list_remove(self):
-        out = run([CLI, "deploy", APP], self.env).stdout.split("\n")
+        out = run([CLI, "deploy", APP, "--no-os-check"], self.env).stdout.split("\n")
         created = [l.split()[1] for l in out if l.startswith("created")]
         self.assertEqual(len(created), 2, out)
         self.assertTrue(all(n.startswith("aws_app-") for n in created))
         result = run([APP, "6"], self.env)
         self.assertIn("same as local", result.stdout)
         self.assertIn("352 solutions", result.stdout)
-        again = run([CLI, "deploy", APP], self.env).stdout
+        again = run([CLI, "deploy", APP, "--no-os-check"], self.env).stdout
         self.assertEqual(again.count("unchanged"), 2, again)
         listed = run([CLI, "functions", "list", "--prefix", "aws_app"], self.env).stdout
         for name in created:
@@ -133,7 +133,7 @@ class MotoDeploy(unittest.TestCase):
         self.moto.wait(10)
 
     def test_control_plane(self):
-        out = run([CLI, "deploy", APP], self.env).stdout
+        out = run([CLI, "deploy", APP, "--no-os-check"], self.env).stdout
         names = [l.split()[1] for l in out.split("\n") if l.startswith("created")]
         self.assertEqual(len(names), 2, out)
         for name in names:
@@ -148,7 +148,7 @@ class MotoDeploy(unittest.TestCase):
                 self.assertEqual(c["Timeout"], 20)
             else:
                 self.assertEqual(c["EphemeralStorage"]["Size"], 1024)
-        again = run([CLI, "deploy", APP], self.env).stdout
+        again = run([CLI, "deploy", APP, "--no-os-check"], self.env).stdout
         self.assertEqual(again.count("unchanged"), 2, again)
         self.assertEqual(sorted(l.split()[0] for l in run([CLI, "functions", "list"], self.env).stdout.splitlines()),
                          sorted(names))
@@ -159,14 +159,14 @@ class MotoDeploy(unittest.TestCase):
         s3 = boto3.client("s3", endpoint_url=self.endpoint, region_name="us-east-1", aws_access_key_id=KEY,
                           aws_secret_access_key=SECRET)
         # A bucket that does not exist: S3's own error, nothing created.
-        missing = run([CLI, "deploy", APP, "--s3-bucket", "no-such-bucket"], self.env, check=False)
+        missing = run([CLI, "deploy", APP, "--no-os-check", "--s3-bucket", "no-such-bucket"], self.env, check=False)
         self.assertNotEqual(missing.returncode, 0)
         self.assertIn("NoSuchBucket", missing.stderr)
         self.assertEqual(self.lam.list_functions()["Functions"], [])
 
         s3.create_bucket(Bucket="cppless-packages")
         env = dict(self.env, CPPLESS_DEPLOY_BUCKET="cppless-packages")
-        out = run([CLI, "deploy", APP], env)
+        out = run([CLI, "deploy", APP, "--no-os-check"], env)
         names = [l.split()[1] for l in out.stdout.split("\n") if l.startswith("created")]
         self.assertEqual(len(names), 2, out.stdout)
         self.assertEqual(out.stderr.count("uploaded"), 1, out.stderr)  # one package for every function
@@ -179,7 +179,7 @@ class MotoDeploy(unittest.TestCase):
         for name in names:
             self.assertEqual(self.lam.get_function(FunctionName=name)["Configuration"]["CodeSha256"], digest)
         # Same build again: nothing to upload, nothing to change.
-        again = run([CLI, "deploy", APP, "--s3-bucket", "cppless-packages"], self.env)
+        again = run([CLI, "deploy", APP, "--no-os-check", "--s3-bucket", "cppless-packages"], self.env)
         self.assertEqual(again.stdout.count("unchanged"), 2, again.stdout)
         self.assertNotIn("uploaded", again.stderr)
 
@@ -210,7 +210,7 @@ class MotoDeploy(unittest.TestCase):
             env = dict(self.env, AWS_ENDPOINT_URL_S3=f"http://127.0.0.1:{server.server_port}")
             # Lambda (moto) has no such bucket, so the deployment fails after the upload: only
             # the upload matters here.
-            run([CLI, "deploy", APP, "--s3-bucket", "signed-bucket"], env, check=False)
+            run([CLI, "deploy", APP, "--no-os-check", "--s3-bucket", "signed-bucket"], env, check=False)
         finally:
             server.shutdown()
         puts = [r for r in seen if r[0] == "PUT"]
