@@ -31,6 +31,9 @@ struct pending_call;
 struct invoke_target {
   std::string lambda_name;
   std::string url;
+  // I/O thread only: calls out now, and calls waiting for a slot (max_in_flight_per_function).
+  unsigned in_flight = 0;
+  std::deque<pending_call*> held;
 };
 
 class invoke_client final : public backend {
@@ -49,18 +52,20 @@ class invoke_client final : public backend {
   void run();  // the I/O thread
   void start(pending_call* call);
   void finished(pending_call* call, int curl_code);
-  void retry_later(pending_call* call);
+  void retry_later(pending_call* call, bool throttled);
   void complete(pending_call* call);
   void* take_easy();                      // CURL*: a reused handle, or a new one (null on failure)
   void release_easy(pending_call* call);  // its handle goes back to the pool
   void build_headers();                   // headers_ from creds_ (the session token)
   void refresh_credentials_if_due();      // I/O thread
-  const invoke_target& target_for(const invocation& call);
+  invoke_target& target_for(const invocation& call);
+  void release_slot(invoke_target* target);  // a call of target is no longer out: admit a held one
 
   aws_options options_;
   std::string prefix_;
   std::string sigv4_;       // "aws:amz:<region>:lambda"
   long http_version_ = 0;   // CURL_HTTP_VERSION_*
+  std::string fallback_ca_; // the system's CA bundle where libcurl's compiled-in path is missing
   void* multi_ = nullptr;   // CURLM*
   void* headers_ = nullptr; // curl_slist*: the headers every request carries
   std::unordered_map<std::uint64_t, std::unique_ptr<invoke_target>> targets_;  // by function id; submitters only

@@ -114,6 +114,27 @@ class Faithful(unittest.TestCase):
         with self.assertRaises(self.lam.exceptions.ResourceNotFoundException):
             self.lam.invoke(FunctionName="nope", Payload=b"{}")
 
+    def test_qualifiers_as_lambda_answers_them(self):
+        # Only $LATEST exists here (no versions or aliases): any other qualifier is 404, as on Lambda.
+        r = self.lam.invoke(FunctionName="echo", Qualifier="$LATEST", Payload=b"{}")
+        self.assertEqual(r["StatusCode"], 200)
+        for call in (dict(FunctionName="echo", Qualifier="live"), dict(FunctionName="echo:7")):
+            with self.assertRaises(self.lam.exceptions.ResourceNotFoundException) as ctx:
+                self.lam.invoke(Payload=b"{}", **call)
+            self.assertIn("function:echo:", ctx.exception.response["Error"]["Message"])
+
+    def test_invalid_invocation_type_and_large_event_are_refused(self):
+        with self.assertRaises(self.lam.exceptions.ClientError) as ctx:
+            self.lam.invoke(FunctionName="echo", InvocationType="Sometimes", Payload=b"{}")
+        self.assertEqual(ctx.exception.response["ResponseMetadata"]["HTTPStatusCode"], 400)
+        self.assertEqual(ctx.exception.response["Error"]["Code"], "InvalidParameterValueException")
+        big = json.dumps({"x": "a" * (1024 * 1024)}).encode()
+        with self.assertRaises(self.lam.exceptions.ClientError) as ctx:
+            self.lam.invoke(FunctionName="echo", InvocationType="Event", Payload=big)
+        self.assertEqual(ctx.exception.response["ResponseMetadata"]["HTTPStatusCode"], 413)
+        # The same payload synchronously is under the 6 MB limit.
+        self.assertEqual(self.lam.invoke(FunctionName="echo", Payload=big)["StatusCode"], 200)
+
     def test_wrong_secret_is_refused(self):
         bad = boto3.client("lambda", endpoint_url=f"https://127.0.0.1:{self.server.port}", region_name="us-east-1",
                            aws_access_key_id=KEY, aws_secret_access_key="wrong", verify=self.server.ca)

@@ -14,6 +14,7 @@ Usage: package_test.py LAMBDA_SERVER CPPLESS_CLI AWS_APP AWS_APP_X86_64 AWS_APP_
 """
 import base64
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -85,6 +86,12 @@ class Packages(unittest.TestCase):
                 for v in needs:
                     self.assertTrue(v.startswith("GLIBC_"), f"{arch}: needs {v} (a C++ runtime of the system)")
                     self.assertLessEqual(version_tuple(v), (2, 34), f"{arch}: needs {v}")
+        # The same functions as the host build (libstdc++) under libc++: ids and fingerprints agree.
+        def entries(exe):
+            manifest = json.loads(run([CLI, "manifest", exe, "--compact"]).stdout)
+            return sorted((e["id"], e["hash"], e["fingerprint"]) for e in manifest["entry_points"])
+        self.assertEqual(entries(X86), entries(APP))
+        self.assertEqual(len(entries(APP)), 2)
         # An executable is refused for the other architecture.
         wrong = self.package(X86, "arm64", check=False)
         self.assertNotEqual(wrong.returncode, 0)

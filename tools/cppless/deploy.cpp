@@ -19,6 +19,8 @@
 #include <nlohmann/json.hpp>
 #include <openssl/sha.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -136,11 +138,64 @@ bool config_matches(const json& current, const wanted& w) {
          current.value("Runtime", "") == "provided.al2023" && vars.value("CPPLESS_FUNCTION_ID", "") == w.id_hash;
 }
 
+// Lambda applies a create or an update asynchronously (State Pending -> Active, LastUpdateStatus
+// InProgress -> Successful): a call before that gets 409, or reaches the old code for seconds.
+// Waits until the function is ready, at most `limit`; a Failed state ends the deployment with
+// AWS's reason. Servers that report neither field count as ready.
+void wait_until_ready(lambda_api& api, const std::string& name, std::chrono::seconds limit,
+                      const std::string& version = {}) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const bool tty = ::isatty(2);
+  for (int poll = 0;; ++poll) {
+    auto r = api.call("GET", "/2015-03-31/functions/" + name + "/configuration" +
+                                 (version.empty() ? "" : "?Qualifier=" + version));
+    lambda_api::check(r, "get " + name);
+    const std::string state = r.doc.value("State", "Active"), update = r.doc.value("LastUpdateStatus", "Successful");
+    auto reason = [&](const char* code, const char* text) {
+      return r.doc.value(code, std::string("?")) + ": " + r.doc.value(text, std::string("no reason given"));
+    };
+    if (state == "Failed")
+      throw std::runtime_error(name + " failed to become active (" + reason("StateReasonCode", "StateReason") + ")");
+    if (update == "Failed")
+      throw std::runtime_error(name + ": its update failed (" +
+                               reason("LastUpdateStatusReasonCode", "LastUpdateStatusReason") + ")");
+    if (state == "Active" && update == "Successful") {
+      if (tty && poll > 0) std::cerr << "\r\033[K";
+      return;
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw std::runtime_error(name + " is still " + state + " (last update " + update + ") after " +
+                               std::to_string(limit.count()) + " s (--wait sets the limit)");
+    if (tty) std::cerr << "\r\033[Kwaiting for " << name << " (" << state << ", update " << update << ")" << std::flush;
+    std::this_thread::sleep_for(poll < 4 ? std::chrono::milliseconds(250) : std::chrono::seconds(1));
+  }
+}
+
 // Lambda's limit for a zip sent in the request itself; above it the package goes through S3.
 constexpr std::size_t direct_upload_limit = 50u * 1024 * 1024;
 
+// --publish ALIAS: a version of the function's current code and configuration, and ALIAS pointing
+// at it (created, or moved), so callers that name the alias (aws_options::qualifier) get exactly
+// this deployment while the next one is rolled out.
+void publish(lambda_api& api, const std::string& name, const std::string& alias, std::chrono::seconds wait_limit) {
+  const std::string path = "/2015-03-31/functions/" + name;
+  auto v = api.call_settled("POST", path + "/versions", "{}", "publish a version of " + name);
+  const std::string version = v.doc.value("Version", "");
+  if (version.empty()) throw std::runtime_error("publish a version of " + name + ": no Version in the answer");
+  wait_until_ready(api, name, wait_limit, version);
+  const json doc = {{"Name", alias}, {"FunctionVersion", version}};
+  auto current = api.call("GET", path + "/aliases/" + alias);
+  if (current.status == 404)
+    api.call_settled("POST", path + "/aliases", doc.dump(), "create alias " + alias + " of " + name);
+  else {
+    lambda_api::check(current, "get alias " + alias + " of " + name);
+    api.call_settled("PUT", path + "/aliases/" + alias, doc.dump(), "update alias " + alias + " of " + name);
+  }
+  std::cout << "published " << name << ":" << version << " as " << alias << "\n";
+}
+
 int deploy(const std::string& exe, std::string prefix, std::string role, std::string bucket, bool dry_run,
-           const package_options& packaging) {
+           const package_options& packaging, std::chrono::seconds wait_limit, const std::string& alias) {
   // Packaged first: a build the Lambda OS cannot start is refused before anything else.
   const lambda_package package = build_package(exe, packaging);
   const json manifest = read_function_manifest(exe);
@@ -208,8 +263,10 @@ int deploy(const std::string& exe, std::string prefix, std::string role, std::st
       config["Architectures"] = json::array({w.arch});
       config["Code"] = code_spec();
       api.call_settled("POST", "/2015-03-31/functions", config.dump(), "create " + w.name, w.name);
+      wait_until_ready(api, w.name, wait_limit);
       std::cout << "created   " << w.name << "\n";
       ++created;
+      if (!alias.empty()) publish(api, w.name, alias, wait_limit);
       continue;
     }
     lambda_api::check(current, "get " + w.name);
@@ -219,19 +276,23 @@ int deploy(const std::string& exe, std::string prefix, std::string role, std::st
     if (same_code && same_config) {
       std::cout << "unchanged " << w.name << "\n";
       ++unchanged;
+      if (!alias.empty()) publish(api, w.name, alias, wait_limit);  // Lambda returns the same version
       continue;
     }
     if (!same_code) {
       json update = code_spec();
       update["Architectures"] = json::array({w.arch});
       api.call_settled("PUT", path + "/code", update.dump(), "update code of " + w.name, w.name);
+      wait_until_ready(api, w.name, wait_limit);
     }
     if (!same_config) {
       config.erase("Role");  // keep the role a function has
       api.call_settled("PUT", path + "/configuration", config.dump(), "update configuration of " + w.name);
+      wait_until_ready(api, w.name, wait_limit);
     }
     std::cout << "updated   " << w.name << "\n";
     ++updated;
+    if (!alias.empty()) publish(api, w.name, alias, wait_limit);
   }
   std::cerr << "cppless deploy: " << created << " created, " << updated << " updated, " << unchanged << " unchanged ("
             << s.describe() << ")\n";
@@ -275,6 +336,8 @@ void add_aws_commands(CLI::App& app) {
   struct deploy_args {
     std::string exe, prefix, role, bucket, out;
     bool dry_run = false;
+    unsigned wait_s = 300;
+    std::string alias;
     package_options packaging;
   };
   auto args = std::make_shared<deploy_args>();
@@ -293,9 +356,16 @@ void add_aws_commands(CLI::App& app) {
     cmd->add_flag("--no-os-check", [args](std::int64_t) { args->packaging.os_check = false; },
                   "Skip the check against provided.al2023 (glibc 2.34): only for a Lambda server on this machine");
   };
+  deploy_cmd->add_option("--publish", args->alias,
+                         "Publish a version of each function and point this alias at it (callers: aws_options::qualifier)");
+  deploy_cmd->add_option("--wait", args->wait_s,
+                         "Seconds to wait for each function to become Active after a change (default 300)");
   add_packaging(deploy_cmd);
   deploy_cmd->callback([args] {
-    guarded([&] { return deploy(args->exe, args->prefix, args->role, args->bucket, args->dry_run, args->packaging); });
+    guarded([&] {
+      return deploy(args->exe, args->prefix, args->role, args->bucket, args->dry_run, args->packaging,
+                    std::chrono::seconds(args->wait_s), args->alias);
+    });
   });
 
   auto* package_cmd = app.add_subcommand("package", "Write the zip `cppless deploy` would upload (<executable>-<arch>.zip)");

@@ -180,9 +180,38 @@ void lambda_service::handle(http_request&& req, reply_to reply) {
   control(std::move(req), reply);
 }
 
-void lambda_service::invoke(const std::string& name, http_request&& req, reply_to reply) {
+void lambda_service::invoke(const std::string& qualified_name, http_request&& req, reply_to reply) {
+  // A qualifier (?Qualifier=X or NAME:X): this server keeps no versions or aliases, so only
+  // $LATEST exists; Lambda answers any other unknown qualifier with 404, and so does this.
+  std::string name = qualified_name, qualifier;
+  if (const auto colon = name.rfind(':'); colon != std::string::npos && name.rfind("arn:", 0) != 0) {
+    qualifier = name.substr(colon + 1);
+    name.resize(colon);
+  }
+  for (std::size_t start = 0; start < req.query.size();) {
+    const std::size_t end = std::min(req.query.find('&', start), req.query.size());
+    const std::string_view param = std::string_view(req.query).substr(start, end - start);
+    if (param.rfind("Qualifier=", 0) == 0) {
+      qualifier = param.substr(10);
+      for (std::size_t p; (p = qualifier.find("%24")) != std::string::npos;) qualifier.replace(p, 3, "$");
+    }
+    start = end + 1;
+  }
   function* fn = find(name);
-  if (!fn) return reply.send(aws_error(404, "ResourceNotFoundException", "Function not found: " + arn(name)));
+  if (!fn || (!qualifier.empty() && qualifier != "$LATEST"))
+    return reply.send(aws_error(404, "ResourceNotFoundException",
+                                "Function not found: " + arn(name) + (qualifier.empty() ? "" : ":" + qualifier)));
+  const std::string* type = req.header("x-amz-invocation-type");
+  if (type && *type != "RequestResponse" && *type != "Event" && *type != "DryRun")
+    return reply.send(aws_error(400, "InvalidParameterValueException",
+                                "1 validation error detected: Value '" + type->substr(0, 64) +
+                                    "' at 'invocationType' failed to satisfy constraint: Member must satisfy enum "
+                                    "value set: [Event, RequestResponse, DryRun]"));
+  // Asynchronous (Event) invocations take at most 1 MB (256 KB until 2025): Lambda answers 413.
+  if (type && *type == "Event" && req.body.size() > options_.max_event_payload)
+    return reply.send(aws_error(413, "RequestEntityTooLargeException",
+                                "Request must be smaller than " + std::to_string(options_.max_event_payload) +
+                                    " bytes for the InvokeAsync operation"));
   if (req.body.size() > options_.max_payload)
     return reply.send(aws_error(413, "RequestEntityTooLargeException",
                                 "Request must be smaller than " + std::to_string(options_.max_payload) +
@@ -199,7 +228,6 @@ void lambda_service::invoke(const std::string& name, http_request&& req, reply_t
     return reply.send(aws_error(f.status, f.status == 429 ? "TooManyRequestsException" : "ServiceException",
                                 f.status == 429 ? "Rate Exceeded." : "Injected service error"));
   }
-  const std::string* type = req.header("x-amz-invocation-type");
   if (type && *type == "DryRun") return reply.send({204, {{"x-amzn-RequestId", uuid()}}, ""});
   auto inv = std::make_shared<invocation>();
   inv->id = uuid();
