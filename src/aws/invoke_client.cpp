@@ -30,13 +30,10 @@ struct pending_call {
   clock::time_point due;  // when a retry may go out
   unsigned attempt = 0;
 
-  CURL* easy = nullptr;  // while a request is out (from the client's pool of handles)
+  easy_handle easy;  // while a request is out (from the client's pool of handles)
   std::string response, request_id, function_error, error_type, log_result;
   outcome result;
 
-  ~pending_call() {
-    if (easy) curl_easy_cleanup(easy);
-  }
 };
 
 namespace {
@@ -171,14 +168,14 @@ invoke_client::invoke_client(const aws_options& options) : options_(options) {
   fallback_ca_ = fallback_ca_bundle(curl_version_info(CURLVERSION_NOW)->cainfo);
   build_headers();
 
-  CURLM* multi = curl_multi_init();
-  if (!multi) throw error("cppless aws: curl_multi_init failed");
+  multi_.reset(curl_multi_init());
+  if (!multi_) throw error("cppless aws: curl_multi_init failed");
+  CURLM* multi = multi_.get();
   curl_multi_setopt(multi, CURLMOPT_PIPELINING, options_.http2 ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING);
   curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(options_.connections));
   curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, static_cast<long>(options_.connections));
   curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(options_.connections));
   curl_multi_setopt(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, static_cast<long>(std::max(1u, options_.streams_per_connection)));
-  multi_ = multi;
   io_ = std::thread([this] { run(); });
 }
 
@@ -187,7 +184,7 @@ invoke_client::~invoke_client() {
     std::lock_guard io(io_mutex_);
     stop_ = true;
   }
-  curl_multi_wakeup(static_cast<CURLM*>(multi_));
+  curl_multi_wakeup(multi_.get());
   io_.join();
   // Calls still out belong to no instance any more (instances keep their backend alive).
   for (auto* c : inbox_) delete c;
@@ -195,10 +192,7 @@ invoke_client::~invoke_client() {
   for (auto* c : waiting_) delete c;
   for (auto& [id, target] : targets_)
     for (auto* c : target->held) delete c;
-  for (auto* e : idle_easies_) curl_easy_cleanup(static_cast<CURL*>(e));
-  curl_multi_cleanup(static_cast<CURLM*>(multi_));
-  curl_slist_free_all(static_cast<curl_slist*>(headers_));
-  for (void* old : retired_headers_) curl_slist_free_all(static_cast<curl_slist*>(old));
+  // The handles (idle easies, the multi, the header lists) free themselves.
 }
 
 std::string invoke_client::function_name(const std::string& entry_id, const config_values& config) const {
@@ -249,7 +243,7 @@ void invoke_client::submit(invocation&& call, completion done) {
     inbox_.push_back(c.release());
   }
   // One wake-up per batch: the I/O thread takes the whole inbox at once.
-  if (was_empty) curl_multi_wakeup(static_cast<CURLM*>(multi_));
+  if (was_empty) curl_multi_wakeup(multi_.get());
 }
 
 void invoke_client::progress(std::unique_lock<std::mutex>& lock, clock::time_point until) {
@@ -291,8 +285,8 @@ void invoke_client::build_headers() {
   // (curl issue #11664) and AWS refuses a signed header the request lacks. HTTP/2 has no
   // 100-continue, and HTTP/1.1 asks for it only for bodies over 1 MB.
   // Requests still out may use the previous list: it is kept until the client ends.
-  if (headers_) retired_headers_.push_back(headers_);
-  headers_ = headers;
+  if (headers_) retired_headers_.push_back(std::move(headers_));
+  headers_.reset(headers);
 }
 
 void invoke_client::refresh_credentials_if_due() {
@@ -316,9 +310,9 @@ void invoke_client::refresh_credentials_if_due() {
   }
 }
 
-void* invoke_client::take_easy() {
+easy_handle invoke_client::take_easy() {
   if (!idle_easies_.empty()) {
-    void* e = idle_easies_.back();
+    easy_handle e = std::move(idle_easies_.back());
     idle_easies_.pop_back();
     return e;
   }
@@ -337,7 +331,7 @@ void* invoke_client::take_easy() {
   curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &on_body);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &on_header);
-  return e;
+  return easy_handle(e);
 }
 
 void invoke_client::release_easy(pending_call* c) {
@@ -347,9 +341,8 @@ void invoke_client::release_easy(pending_call* c) {
   // bounded: a handle holds its buffers (~20 KB), and a burst of 10,000 calls in flight must not
   // leave 10,000 of them behind.
   constexpr std::size_t max_idle = 256;
-  if (idle_easies_.size() < max_idle) idle_easies_.push_back(c->easy);
-  else curl_easy_cleanup(static_cast<CURL*>(c->easy));
-  c->easy = nullptr;
+  if (idle_easies_.size() < max_idle) idle_easies_.push_back(std::move(c->easy));
+  c->easy.reset();
 }
 
 void invoke_client::release_slot(invoke_target* target) {
@@ -370,7 +363,8 @@ void invoke_client::start(pending_call* c) {
   ++c->target->in_flight;
   c->holds_slot = true;
   if (!c->easy) {
-    auto* e = static_cast<CURL*>(take_easy());
+    c->easy = take_easy();
+    CURL* e = c->easy.get();
     if (!e) {
       c->result.error = std::make_exception_ptr(aws_error("cppless aws: curl_easy_init failed", 0, "ClientError"));
       --c->target->in_flight;
@@ -378,9 +372,8 @@ void invoke_client::start(pending_call* c) {
       complete(c);
       return;
     }
-    c->easy = e;
     // The credentials and the header list may have been refreshed since the handle was made.
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, static_cast<curl_slist*>(headers_));
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers_.get());
     curl_easy_setopt(e, CURLOPT_USERNAME, creds_.access_key_id.c_str());
     curl_easy_setopt(e, CURLOPT_PASSWORD, creds_.secret_access_key.c_str());
     curl_easy_setopt(e, CURLOPT_URL, c->target->url.c_str());
@@ -398,7 +391,7 @@ void invoke_client::start(pending_call* c) {
   c->log_result.clear();
   ++c->attempt;
   active_.insert(c);
-  if (curl_multi_add_handle(static_cast<CURLM*>(multi_), c->easy) != CURLM_OK) {
+  if (curl_multi_add_handle(multi_.get(), c->easy.get()) != CURLM_OK) {
     active_.erase(c);
     c->result.error = std::make_exception_ptr(aws_error("cppless aws: curl_multi_add_handle failed", 0, "ClientError"));
     --c->target->in_flight;
@@ -436,14 +429,14 @@ void invoke_client::complete(pending_call* c) {
 
 void invoke_client::finished(pending_call* c, int curl_code) {
   const auto code = static_cast<CURLcode>(curl_code);
-  curl_multi_remove_handle(static_cast<CURLM*>(multi_), c->easy);
+  curl_multi_remove_handle(multi_.get(), c->easy.get());
   active_.erase(c);
   if (c->holds_slot) {
     c->holds_slot = false;
     release_slot(c->target);
   }
   long status = 0;
-  if (code == CURLE_OK) curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
+  if (code == CURLE_OK) curl_easy_getinfo(c->easy.get(), CURLINFO_RESPONSE_CODE, &status);
   release_easy(c);
   const bool attempts_left = c->attempt < options_.max_attempts;
   const std::string where = " [" + c->function_name + " as Lambda function " + c->target->lambda_name + "]";
@@ -511,7 +504,7 @@ void invoke_client::finished(pending_call* c, int curl_code) {
 }
 
 void invoke_client::run() {
-  auto* multi = static_cast<CURLM*>(multi_);
+  CURLM* multi = multi_.get();
   std::vector<pending_call*> fresh;
   for (;;) {
     {
@@ -549,7 +542,7 @@ void invoke_client::run() {
   }
   // Transfers still running are abandoned (no instance is left to receive them).
   for (auto* c : active_) {
-    curl_multi_remove_handle(multi, c->easy);
+    curl_multi_remove_handle(multi, c->easy.get());
     delete c;
   }
   active_.clear();
