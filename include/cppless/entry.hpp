@@ -83,13 +83,17 @@ struct function_entry {
 
   static entry make() {
     entry e;
-    const std::string signature = describe_signature({typeid(std::decay_t<Args>).name()...});
+    // Type names in their portable spelling: the same under libstdc++ and libc++ (identity.hpp).
+    std::string signature = "(";
+    ((signature += portable_type_name(typeid(std::decay_t<Args>).name()) + ","), ...);
+    if (signature.size() > 1) signature.pop_back();
+    signature += ")";
     e.name = type_name<F>();
     e.config = Config::values();
-    e.id = e.name + "#" + typeid(F).name() + signature + "[" + e.config.describe() + "]";
+    e.id = e.name + "#" + portable_type_name(typeid(F).name()) + signature + "[" + e.config.describe() + "]";
     e.id_hash = hash64(e.id);
-    e.fingerprint = hash64(closure_layout<F>() + signature + "->" + typeid(result_type).name() + "/v" +
-                           std::to_string(wire_version));
+    e.fingerprint = hash64(closure_layout<F>() + signature + "->" + portable_type_name(typeid(result_type).name()) +
+                           "/v" + std::to_string(wire_version));
     e.invoke = &invoke;
     return e;
   }
