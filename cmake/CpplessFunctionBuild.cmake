@@ -61,8 +61,9 @@ function(cppless_function_build target)
   cppless_find_zig(zig)
   if(NOT zig)
     add_custom_target(${target}_lambda_${ARG_ARCHITECTURE} ${all}
-      COMMAND ${CMAKE_COMMAND} -E echo "cppless: the Lambda function build needs zig: pip install ziglang (scripts/setup-python.sh) or set CPPLESS_ZIG"
-      COMMAND ${CMAKE_COMMAND} -E false)
+      COMMAND ${CMAKE_COMMAND} -E echo "cppless: the Lambda function build needs zig: pip install ziglang, see scripts/setup-python.sh, or set CPPLESS_ZIG"
+      COMMAND ${CMAKE_COMMAND} -E false
+      VERBATIM)
     return()
   endif()
   # Compiler wrappers: CMake wants one program per tool.

@@ -221,7 +221,8 @@ int executor_link::serve_forever() {
         break;
       }
       case protocol::frame_kind::shutdown: return 0;
-      case protocol::frame_kind::waiting: return 3;
+      case protocol::frame_kind::waiting:
+      case protocol::frame_kind::started: return 3;  // only an executor sends these
     }
   }
 }
