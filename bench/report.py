@@ -20,6 +20,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+from report_lease import block_lease, lease_figures, lease_goals
+
 # --- loading ------------------------------------------------------------------------------------
 
 
@@ -792,6 +794,85 @@ def block_graph(gr):
                     rows))
 
 
+RAYTRACER_MODES = [("serial", "serial"), ("threads", "std::thread"), ("cppless", "cppless, scene in every call"),
+                   ("cppless_preserialized", "cppless, scene pre-serialized")]
+
+
+def raytracer_figures(records):
+    """case -> {'modes': mode -> Figure(seconds), 'meta': first record, 'unequal': count}, or Unavailable."""
+    recs = [r for r in this_run(records, "bench_raytracer.jsonl", "bench_raytracer")
+            if r.get("suite") == "raytracer" and "seconds" in r]
+    if not recs:
+        return Unavailable(not_measured(records, "bench_raytracer.jsonl", "bench_raytracer"))
+    out = {}
+    for r in recs:
+        c = out.setdefault(r["case"], {"modes": defaultdict(list), "meta": r, "unequal": 0})
+        c["modes"][r["mode"]].append(r["seconds"])
+        c["unequal"] += 0 if r.get("equal_to_serial", True) else 1
+    for c in out.values():
+        c["modes"] = {m: Figure(v) for m, v in c["modes"].items()}
+    return out
+
+
+def block_raytracer(rt):
+    if isinstance(rt, Unavailable):
+        return f"_bench_raytracer: {rt.reason}._"
+    rows = []
+    for case, c in rt.items():
+        m, serial = c["meta"], c["modes"].get("serial")
+        row = [case, f"{m['width']}x{m['height']}, {m['tiles']} tiles", f"{m['objects']} / {m['scene_bytes']:,} B"]
+        for mode, _ in RAYTRACER_MODES:
+            f = c["modes"].get(mode)
+            if not f:
+                row.append("–")
+                continue
+            cell = with_spread(f, fmt_s)
+            if serial and mode != "serial":
+                cell += f" ({serial.median / f.median:.2f}x)"
+            row.append(cell)
+        row.append("yes" if c["unequal"] == 0 else f"NO ({c['unequal']} runs differ)")
+        rows.append(row)
+    return (runs_note("bench_raytracer", [f for c in rt.values() for f in c["modes"].values()])
+            + "The ray tracer (`examples/raytracer`): seconds per image, speedup over serial in brackets. "
+            "*std::thread*: one thread per core pulling tiles; *cppless*: one local call per tile, a lambda "
+            "capturing the scene (encoded and decoded in every call); *pre-serialized*: the scene in a "
+            "`cppless::preserialized` (encoded once, decoded once per worker; timed from the encoding on). "
+            "*equal*: every offloaded image equals the serial one byte for byte.\n\n"
+            + table(["scene", "image", "objects / encoded scene"] + [label for _, label in RAYTRACER_MODES]
+                    + ["equal"], rows))
+
+
+def cost_figures(records):
+    """(memory_mb, functions) -> {'seconds', 'usd_x86', 'usd_arm', 'gb_s': Figure}, and the price model; or Unavailable."""
+    recs = [r for r in this_run(records, "bench_cost.jsonl", "bench_cost") if r.get("suite") == "cost" and "seconds" in r]
+    if not recs:
+        return Unavailable(not_measured(records, "bench_cost.jsonl", "bench_cost"))
+    per = defaultdict(lambda: defaultdict(list))
+    for r in recs:
+        d = per[(r["memory_mb"], r["functions"])]
+        d["seconds"].append(r["seconds"])
+        d["usd_x86"].append(r["lambda_x86_usd"])
+        d["usd_arm"].append(r["lambda_arm_usd"])
+        d["gb_s"].append(r["gb_seconds"])
+    return {"points": {k: {q: Figure(v) for q, v in d.items()} for k, d in sorted(per.items())},
+            "model": recs[0].get("price_model", ""), "samples": recs[0].get("samples", 0)}
+
+
+def block_cost(cost):
+    if isinstance(cost, Unavailable):
+        return f"_bench_cost: {cost.reason}._"
+    rows = []
+    for (memory, n), d in cost["points"].items():
+        rows.append([f"{memory:,}", f"{n}", with_spread(d["seconds"], fmt_s), f"{d['gb_s'].median:.3f}",
+                     f"${d['usd_x86'].median * 1e6:.2f}", f"${d['usd_arm'].median * 1e6:.2f}"])
+    return (runs_note("bench_cost", [d["seconds"] for d in cost["points"].values()])
+            + f"pi on {cost['samples']:,} samples split into N functions, run on local workers and traced; the "
+            "traces priced by `cppless report` (" + cost["model"] + "). Local workers get the same CPU whatever "
+            "the memory size, so memory changes the price here, not the time (on Lambda, more memory also "
+            "means more CPU). Figure: `docs/img/cost_parallelism.png`.\n\n"
+            + table(["memory MB", "functions", "seconds", "GB-s", "Lambda x86_64, µUSD", "Lambda arm64, µUSD"], rows))
+
+
 def goals(lat, tp, cold, apps, cores, ser, shared=None, aws=None):
     """[(goal, measured, met or None)]; shared and aws as shared_figures and aws_figures return them."""
     out = []
@@ -903,6 +984,52 @@ def block_goals(goal_rows):
 # --- the document -------------------------------------------------------------------------------
 
 
+def block_aws_lambda_os(records):
+    """Packages for the Lambda OS (bench/aws_lambda_os_bench.py) and the throttled map
+    (bench_aws --throttled-map), both written to aws_lambda_os.jsonl by hand-run commands: run.sh
+    does not run them (they take minutes and qemu), so no step-log filter applies."""
+    recs = [r for r in records if r.get("_file") == "aws_lambda_os.jsonl"]
+    if not recs:
+        return "_aws_lambda_os.jsonl: not measured._"
+    lines = ["From `bench/results/aws_lambda_os.jsonl`, written by `bench/aws_lambda_os_bench.py` "
+             "(packages of `aws_app`'s function builds, cold starts under the local Lambda server) and "
+             "`bench_aws --throttled-map`; medians over the rounds, lowest – highest in brackets.", ""]
+    packages = [r for r in recs if r.get("bench") == "aws_package"]
+    if packages:
+        lines += ["| package | zip | unzipped | files |", "|---|---|---|---|"]
+        for r in packages:
+            lines.append(f"| {r['architecture']} | {r['zip_bytes'] / 1024:,.0f} KiB | "
+                         f"{r['unzipped_bytes'] / 1024:,.0f} KiB | {r['files']} |")
+        lines.append("")
+    cold = [r for r in recs if r.get("bench") == "aws_cold_start"]
+    if cold:
+        lines += ["| cold start | rounds | first call (new environment) | Init Duration | warm call |",
+                  "|---|---|---|---|---|"]
+        for arch in sorted({r["architecture"] for r in cold}):
+            rs = [r for r in cold if r["architecture"] == arch]
+            def cell(key):
+                fig = Figure([r[key] for r in rs if r.get(key) is not None])
+                if not fig.ok:
+                    return "–"
+                return f"{fig.median:.1f} ms ({fig.lo:.1f} – {fig.hi:.1f})" if len(fig.values) > 1 else f"{fig.median:.1f} ms"
+            how = "under qemu-aarch64-static (context only)" if rs[0].get("emulated") else "native"
+            lines.append(f"| {arch}, {how} | {len(rs)} | {cell('cold_ms')} | {cell('init_ms')} | {cell('warm_ms')} |")
+        lines.append("")
+    tm = [r for r in recs if r.get("bench") == "aws_throttled_map"]
+    if tm:
+        fig = Figure([r["seconds"] for r in tm])
+        ideal = tm[0]["ideal_s"]
+        failed = sum(r["failed"] for r in tm)
+        retries = Figure([r["retries"] for r in tm])
+        spread = f" ({fig.lo:.1f} – {fig.hi:.1f})" if len(fig.values) > 1 else ""
+        lines.append(f"Throttled map: {tm[0]['calls']} calls of {tm[0]['call_s']} s sent at once to a function "
+                     f"limited to {tm[0]['concurrency']} environments (the server answers 429 beyond): "
+                     f"{fig.median:.1f} s{spread} over {len(tm)} run(s) against the ideal {ideal} s "
+                     f"({fig.median / ideal:.2f}x), {retries.median:.0f} retried 429s (median), "
+                     f"{failed} failed call(s).")
+    return "\n".join(lines).rstrip()
+
+
 def replace_blocks(text, blocks):
     for name, body in blocks.items():
         start, end = f"<!-- generated:{name} -->", f"<!-- /generated:{name} -->"
@@ -930,7 +1057,11 @@ def main():
     shared = shared_figures(records)
     aws = aws_figures(records)
     graph = graph_figures(records)
+    raytracer = raytracer_figures(records)
+    cost = cost_figures(records)
     goal_rows = goals(lat, tp, cold, apps, cores, ser, shared, aws)
+    lease = lease_figures(records)
+    goal_rows += lease_goals(lease)
     blocks = {
         "meta": block_meta(meta),
         "goals": block_goals(goal_rows),
@@ -944,11 +1075,21 @@ def main():
         "shared-scale": block_shared_scale(shared),
         "aws": block_aws(aws),
         "graph": block_graph(graph),
+        "raytracer": block_raytracer(raytracer),
+        "cost": block_cost(cost),
+        "lease": block_lease(lease),
         "steps": block_steps(records),
     }
     text = open(doc).read() if os.path.exists(doc) else "# Performance\n"
     with open(doc, "w") as f:
         f.write(replace_blocks(text, blocks))
+    # docs/aws.md carries its own generated block (replaced only where its marker is).
+    aws_doc = os.path.join(os.path.dirname(doc), "aws.md")
+    if os.path.exists(aws_doc):
+        aws_text = open(aws_doc).read()
+        if "<!-- generated:aws-lambda-os -->" in aws_text:
+            with open(aws_doc, "w") as f:
+                f.write(replace_blocks(aws_text, {"aws-lambda-os": block_aws_lambda_os(records)}))
     for g, m, ok in goal_rows:
         print(f"{'?' if ok is None else ('met   ' if ok else 'MISSED')}  {g}: {m}", file=sys.stderr)
 
