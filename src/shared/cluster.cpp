@@ -76,6 +76,7 @@ bool routing::load_from(const address& from, clock::time_point deadline, bool fi
         return true;
       }
       if (first && !is_transient(r)) raise(r, from, nullptr, nullptr);
+      last_failure_ = "Redis answered: " + r.str;
       return false;
     }
     if (r.type != reply::kind::array) return false;
@@ -112,9 +113,11 @@ bool routing::load_from(const address& from, clock::time_point deadline, bool fi
     mode_ = mode::cluster;
     refreshed_ = clock::now();
     return true;
-  } catch (const connect_failure&) {
+  } catch (const connect_failure& e) {
+    last_failure_ = e.what();
     return false;
-  } catch (const io_failure&) {
+  } catch (const io_failure& e) {
+    last_failure_ = e.what();
     return false;
   }
 }
@@ -126,8 +129,8 @@ bool routing::is_cluster(clock::time_point deadline) {
   for (;;) {
     if (load_from(seed_, deadline, true)) return mode_ == mode::cluster;
     if (clock::now() + delay >= deadline)
-      throw connection_error("cppless::shared: cannot connect to Redis at " + seed_.to_string() +
-                             " to find out whether it is a cluster (retry budget spent)");
+      throw connection_error("cppless::shared: cannot connect to Redis at " + seed_.to_string() + ": " + last_failure_ +
+                             " (retried within the retry budget)");
     std::this_thread::sleep_for(delay);
     delay = std::min(delay * 2, milliseconds(100));
   }

@@ -73,6 +73,7 @@ class routing {
   std::vector<node> nodes_;                        // masters
   std::array<std::int16_t, cluster_slots> owner_;  // index into nodes_, -1: none
   clock::time_point refreshed_{};
+  std::string last_failure_;  // why the last attempt to read the map failed
 };
 
 // The routing of this process for a seed address (created on first use).
