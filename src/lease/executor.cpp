@@ -222,6 +222,7 @@ int executor_link::serve_forever() {
       }
       case protocol::frame_kind::shutdown: return 0;
       case protocol::frame_kind::waiting: return 3;
+      case protocol::frame_kind::started: break;  // only workers send it
     }
   }
 }

@@ -403,6 +403,8 @@ void lease_client::handle_frame(std::size_t i, const protocol::frame_header& h, 
     case frame_kind::shutdown:
       lose(i, "the executor shut down");
       return;
+    case frame_kind::started:  // executors start calls in the order sent (nothing is held): no news
+      return;
   }
 }
 
