@@ -56,17 +56,20 @@ bool write_file(const std::string& path, const std::string& text) {
 // A cgroup v2 directory this process may create children in, with the memory controller.
 std::string probe_cgroup(const std::string& wanted) {
   std::string base = wanted;
+  bool made = false;
   if (base.empty()) {
     struct statfs fs{};
     if (::statfs("/sys/fs/cgroup", &fs) != 0 || fs.f_type != CGROUP2_SUPER_MAGIC) return {};
     base = "/sys/fs/cgroup/cppless-em-" + std::to_string(::getpid());
     if (::mkdir(base.c_str(), 0755) != 0) return {};
+    made = true;
   }
   write_file(base + "/cgroup.subtree_control", "+memory");
   const std::string probe = base + "/probe";
-  if (::mkdir(probe.c_str(), 0755) != 0 && errno != EEXIST) return {};
-  const bool ok = ::access((probe + "/memory.max").c_str(), W_OK) == 0;
+  const bool ok = (::mkdir(probe.c_str(), 0755) == 0 || errno == EEXIST) &&
+                  ::access((probe + "/memory.max").c_str(), W_OK) == 0;
   ::rmdir(probe.c_str());
+  if (!ok && made) ::rmdir(base.c_str());
   return ok ? base : std::string();
 }
 }  // namespace
@@ -91,6 +94,7 @@ executor_manager::executor_manager(executor_manager_options options) : options_(
   if (options_.memory == memory_enforcement::automatic || options_.memory == memory_enforcement::cgroup) {
     std::string dir = probe_cgroup(options_.cgroup_dir);
     if (!dir.empty()) {
+      own_cgroup_ = options_.cgroup_dir.empty();
       options_.cgroup_dir = dir;
       options_.memory = memory_enforcement::cgroup;
     } else if (options_.memory == memory_enforcement::cgroup) {
@@ -129,6 +133,7 @@ executor_manager::~executor_manager() {
       if (e.counters) ::munmap(e.counters, sizeof(executor_counters));
       if (!e.cgroup.empty()) ::rmdir(e.cgroup.c_str());
     }
+  if (own_cgroup_) ::rmdir(options_.cgroup_dir.c_str());
   if (cores_) ::munmap(cores_, sizeof(core_table));
   if (cores_fd_ >= 0) ::close(cores_fd_);
 }
