@@ -298,7 +298,14 @@ void executor_manager::serve_client(int fd) {
       auto& l = leases_[token.lease];
       if (l.token.lease.empty()) l.token = token;
       if (why.empty() && l.ended) why = "lease " + token.lease + " has ended";
-      const auto taken = std::count_if(l.executors.begin(), l.executors.end(), [](const executor& e) { return e.pid != 0; });
+      // Slots in use: reserved, or running for a client still connected (one whose client hung up
+      // is about to be stopped: its client may already be asking for a replacement).
+      const auto taken = std::count_if(l.executors.begin(), l.executors.end(), [](const executor& e) {
+        if (e.pid < 0) return true;
+        if (!e.running) return false;
+        pollfd p{e.watch_fd, POLLRDHUP, 0};
+        return e.watch_fd < 0 || ::poll(&p, 1, 0) == 0;
+      });
       if (why.empty() && taken >= static_cast<std::ptrdiff_t>(token.cores))
         why = "lease " + token.lease + " already runs " + std::to_string(taken) + " executors here (its token allows " +
               std::to_string(token.cores) + ")";
