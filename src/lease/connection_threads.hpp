@@ -21,17 +21,20 @@ class connection_threads {
  public:
   ~connection_threads() { stop(); }
 
-  // `serve` gets the connection's descriptor; it is closed here once the thread is joined (so
-  // that stop() never shuts down a number the system already gave to something else).
+  // `serve` gets the connection's descriptor. It is closed as soon as `serve` returns (a peer
+  // may wait for that: the descriptor may live on in a child), under the lock and together with
+  // marking the entry done, so that stop() never shuts down a number already reused.
   void start(net::fd_handle fd, std::function<void(int)> serve) {
     std::lock_guard lock(mutex_);
     join_finished();
     auto& e = entries_.emplace_back();
     e.done = std::make_shared<std::atomic<bool>>(false);
     e.fd = std::move(fd);
-    e.thread = std::thread([done = e.done, serve = std::move(serve), raw = e.fd.get()] {
+    e.thread = std::thread([this, entry = &e, serve = std::move(serve), raw = e.fd.get()] {
       serve(raw);
-      done->store(true);
+      std::lock_guard finished(mutex_);
+      entry->fd.reset();
+      entry->done->store(true);
     });
   }
 

@@ -56,17 +56,20 @@ bool write_file(const std::string& path, const std::string& text) {
 // A cgroup v2 directory this process may create children in, with the memory controller.
 std::string probe_cgroup(const std::string& wanted) {
   std::string base = wanted;
+  bool made = false;
   if (base.empty()) {
     struct statfs fs{};
     if (::statfs("/sys/fs/cgroup", &fs) != 0 || fs.f_type != CGROUP2_SUPER_MAGIC) return {};
     base = "/sys/fs/cgroup/cppless-em-" + std::to_string(::getpid());
     if (::mkdir(base.c_str(), 0755) != 0) return {};
+    made = true;
   }
   write_file(base + "/cgroup.subtree_control", "+memory");
   const std::string probe = base + "/probe";
-  if (::mkdir(probe.c_str(), 0755) != 0 && errno != EEXIST) return {};
-  const bool ok = ::access((probe + "/memory.max").c_str(), W_OK) == 0;
+  const bool ok = (::mkdir(probe.c_str(), 0755) == 0 || errno == EEXIST) &&
+                  ::access((probe + "/memory.max").c_str(), W_OK) == 0;
   ::rmdir(probe.c_str());
+  if (!ok && made) ::rmdir(base.c_str());
   return ok ? base : std::string();
 }
 }  // namespace
@@ -91,6 +94,7 @@ executor_manager::executor_manager(executor_manager_options options) : options_(
   if (options_.memory == memory_enforcement::automatic || options_.memory == memory_enforcement::cgroup) {
     std::string dir = probe_cgroup(options_.cgroup_dir);
     if (!dir.empty()) {
+      own_cgroup_ = options_.cgroup_dir.empty();
       options_.cgroup_dir = dir;
       options_.memory = memory_enforcement::cgroup;
     } else if (options_.memory == memory_enforcement::cgroup) {
@@ -129,6 +133,7 @@ executor_manager::~executor_manager() {
       if (e.counters) ::munmap(e.counters, sizeof(executor_counters));
       if (!e.cgroup.empty()) ::rmdir(e.cgroup.c_str());
     }
+  if (own_cgroup_) ::rmdir(options_.cgroup_dir.c_str());
   if (cores_) ::munmap(cores_, sizeof(core_table));
   if (cores_fd_ >= 0) ::close(cores_fd_);
 }
@@ -261,8 +266,8 @@ void executor_manager::serve_client(int fd) {
       // Read-only: the usage of one lease, for a client holding a token of it.
       lease_token token = lease_token::from_json(request.at("token"));
       std::lock_guard lock(mutex_);
+      // Checked as of time 0: an expired token still reads its lease's usage (billing comes after).
       std::string why = ids_.count(token.manager) ? token.problem(options_.cluster_key, token.manager, 0) : "foreign token";
-      if (why.find("expired") != std::string::npos) why.clear();  // usage stays readable after the end
       json all = usage_locked();
       net::send_message(fd, why.empty() ? json{{"ok", true}, {"usage", all.value(token.lease, json::object())}} : fail(why),
                         net::after(5s));
@@ -293,7 +298,14 @@ void executor_manager::serve_client(int fd) {
       auto& l = leases_[token.lease];
       if (l.token.lease.empty()) l.token = token;
       if (why.empty() && l.ended) why = "lease " + token.lease + " has ended";
-      const auto taken = std::count_if(l.executors.begin(), l.executors.end(), [](const executor& e) { return e.pid != 0; });
+      // Slots in use: reserved, or running for a client still connected (one whose client hung up
+      // is about to be stopped: its client may already be asking for a replacement).
+      const auto taken = std::count_if(l.executors.begin(), l.executors.end(), [](const executor& e) {
+        if (e.pid < 0) return true;
+        if (!e.running) return false;
+        pollfd p{e.watch_fd, POLLRDHUP, 0};
+        return e.watch_fd < 0 || ::poll(&p, 1, 0) == 0;
+      });
       if (why.empty() && taken >= static_cast<std::ptrdiff_t>(token.cores))
         why = "lease " + token.lease + " already runs " + std::to_string(taken) + " executors here (its token allows " +
               std::to_string(token.cores) + ")";

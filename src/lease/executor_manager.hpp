@@ -98,6 +98,7 @@ class executor_manager {
   std::set<std::string> verified_;            // executables whose hash was checked this run
   core_table* cores_ = nullptr;
   int cores_fd_ = -1;
+  bool own_cgroup_ = false;  // made by us under /sys/fs/cgroup: removed at the end
   net::fd_handle rm_link_;
   std::chrono::milliseconds heartbeat_{1000};
   std::vector<std::thread> threads_;  // resource manager link, housekeeping

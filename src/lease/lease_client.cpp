@@ -96,8 +96,14 @@ lease_client::lease_client(const lease_options& options, const lease_request& re
   for (auto& part : grant_.at("parts"))
     for (unsigned k = 0; k < part.at("cores").get<unsigned>(); ++k) slots.emplace_back(&part, slots.size());
   try {
+    std::size_t at = 0, part_index = 0;
+    for (auto& part : grant_.at("parts")) {
+      for (unsigned k = 0; k < part.at("cores").get<unsigned>(); ++k) conns_[at + k].part = part_index;
+      at += part.at("cores").get<unsigned>();
+      ++part_index;
+    }
     std::vector<std::future<void>> firsts;
-    std::size_t at = 0;
+    at = 0;
     for (auto& part : grant_.at("parts")) {
       firsts.push_back(std::async(std::launch::async, [this, &part, at] { open_executor(part, conns_[at]); }));
       at += part.at("cores").get<unsigned>();
@@ -405,6 +411,8 @@ void lease_client::handle_frame(std::size_t i, const protocol::frame_header& h, 
     case frame_kind::shutdown:
       lose(i, "the executor shut down");
       return;
+    case frame_kind::started:  // executors start calls in the order sent (nothing is held): no news
+      return;
   }
 }
 
@@ -466,10 +474,35 @@ void lease_client::lose(std::size_t i, const std::string& why) {
     calls_.erase(it);
     return true;
   });
+  replace(i);
   if (std::none_of(conns_.begin(), conns_.end(), [](const connection& x) { return x.info.alive; })) {
     stranded_ = what;
     fail_queue_if_stranded();
   }
+}
+
+void lease_client::replace(std::size_t i) {
+  auto& c = conns_[i];
+  if (released_ || clock::now() + 1s >= expires_ || c.replacements >= 3) return;
+  ++c.replacements;
+  connection fresh;
+  fresh.part = c.part;
+  fresh.replacements = c.replacements;
+  fresh.info.calls = 0;
+  try {
+    // Its manager must be reachable at once; a dead one is not waited for.
+    auto saved = options_.connect_timeout;
+    options_.connect_timeout = std::min<std::chrono::milliseconds>(saved, 1s);
+    struct restore {
+      lease_options& o;
+      std::chrono::milliseconds t;
+      ~restore() { o.connect_timeout = t; }
+    } guard{options_, saved};
+    open_executor(grant_.at("parts").at(c.part), fresh);
+  } catch (const std::exception&) {
+    return;  // the slot stays empty
+  }
+  c = std::move(fresh);
 }
 
 void lease_client::fail_queue_if_stranded() {

@@ -49,6 +49,8 @@ class lease_client final : public backend {
     bool refused = false;      // refused a call (its core was busy): skipped until a result arrives
     clock::time_point refused_at{};
     lease_executor info;
+    std::size_t part = 0;          // its part of the grant (manager, token)
+    unsigned replacements = 0;     // executors started again in this slot
   };
   struct call {
     invocation work;
@@ -72,6 +74,8 @@ class lease_client final : public backend {
   void finish(std::uint64_t id, outcome&& result);
   void fail(std::uint64_t id, std::exception_ptr error);
   void lose(std::size_t conn, const std::string& why);
+  // After a loss: starts a new executor in the slot (same token), if the lease is still on.
+  void replace(std::size_t conn);
   void fail_queue_if_stranded();
   std::exception_ptr loss_error(const std::string& what) const;
   void enforce_deadlines(clock::time_point now);

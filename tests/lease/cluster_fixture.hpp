@@ -23,8 +23,9 @@ struct process {
 
 class cluster {
  public:
-  // `heartbeat_ms`: what the resource manager asks of managers (small in failure tests).
-  explicit cluster(long heartbeat_ms = 200);
+  // `heartbeat_ms`: what the resource manager asks of managers (a manager is dropped after three
+  // missed beats: not so small that a loaded machine starves a healthy one past it).
+  explicit cluster(long heartbeat_ms = 500);
   ~cluster();
   cluster(const cluster&) = delete;
   cluster& operator=(const cluster&) = delete;
