@@ -9,6 +9,8 @@
     cold_start.png       process start to first result: cppless worker vs Python workers
     apps_<app>_<n>.png   strong scaling: time and speedup over serial against tasks, ideal line
     serialization.png    GiB/s per implementation, data set and direction
+    cost_parallelism.png pi: time and Lambda price against the number of functions at two memory
+                         sizes (the TACO paper's figure), from traces of a local run
 A contender that was unavailable in the run is drawn as an empty slot labelled "unavailable".
 """
 import os
@@ -224,6 +226,40 @@ def plot_serialization(ser, meta, out):
     return True
 
 
+def plot_cost(cost, meta, path):
+    """pi's time and its price on Lambda (model applied to local traces) against the number of functions."""
+    if isinstance(cost, report.Unavailable):
+        return False
+    fig, (ax_t, ax_c) = plt.subplots(1, 2, figsize=(11, 4))
+    memories = sorted({m for m, _ in cost["points"]})
+    for i, memory in enumerate(memories):
+        pts = [(n, d) for (m, n), d in cost["points"].items() if m == memory]
+        ns = [n for n, _ in pts]
+        colour = plt.get_cmap("tab10")(i)
+        ax_t.errorbar(ns, [d["seconds"].median for _, d in pts],
+                      yerr=[[d["seconds"].median - d["seconds"].lo for _, d in pts],
+                            [d["seconds"].hi - d["seconds"].median for _, d in pts]],
+                      marker="o", color=colour, label=f"{memory} MB", capsize=2)
+        ax_c.plot(ns, [d["usd_x86"].median * 1e6 for _, d in pts], marker="o", color=colour, label=f"{memory} MB, x86_64")
+        ax_c.plot(ns, [d["usd_arm"].median * 1e6 for _, d in pts], marker="s", linestyle="--", color=colour,
+                  label=f"{memory} MB, arm64")
+    for ax in (ax_t, ax_c):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("number of functions")
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+    ax_t.set_ylabel("seconds (local workers)")
+    ax_c.set_ylabel("µUSD on AWS Lambda (price model)")
+    ax_t.set_title(f"pi, {cost['samples']:,} samples: time")
+    ax_c.set_title("cost: Lambda price model applied to the local run's traces")
+    fig.suptitle("Cost and parallelism (TACO's figure) — a local run, priced with Lambda's list prices, not "
+                 "measured on AWS\n" + subtitle(meta), fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def main():
     results = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "results")
     img = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "docs", "img")
@@ -243,6 +279,8 @@ def main():
             written.append(name)
     if plot_serialization(report.serialization_figures(records), meta, os.path.join(img, "serialization.png")):
         written.append("serialization.png")
+    if plot_cost(report.cost_figures(records), meta, os.path.join(img, "cost_parallelism.png")):
+        written.append("cost_parallelism.png")
     print("plot: wrote " + ", ".join(os.path.join(img, w) for w in written), file=sys.stderr)
 
 

@@ -20,6 +20,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+from report_lease import block_lease, lease_figures, lease_goals
+
 # --- loading ------------------------------------------------------------------------------------
 
 
@@ -792,6 +794,85 @@ def block_graph(gr):
                     rows))
 
 
+RAYTRACER_MODES = [("serial", "serial"), ("threads", "std::thread"), ("cppless", "cppless, scene in every call"),
+                   ("cppless_preserialized", "cppless, scene pre-serialized")]
+
+
+def raytracer_figures(records):
+    """case -> {'modes': mode -> Figure(seconds), 'meta': first record, 'unequal': count}, or Unavailable."""
+    recs = [r for r in this_run(records, "bench_raytracer.jsonl", "bench_raytracer")
+            if r.get("suite") == "raytracer" and "seconds" in r]
+    if not recs:
+        return Unavailable(not_measured(records, "bench_raytracer.jsonl", "bench_raytracer"))
+    out = {}
+    for r in recs:
+        c = out.setdefault(r["case"], {"modes": defaultdict(list), "meta": r, "unequal": 0})
+        c["modes"][r["mode"]].append(r["seconds"])
+        c["unequal"] += 0 if r.get("equal_to_serial", True) else 1
+    for c in out.values():
+        c["modes"] = {m: Figure(v) for m, v in c["modes"].items()}
+    return out
+
+
+def block_raytracer(rt):
+    if isinstance(rt, Unavailable):
+        return f"_bench_raytracer: {rt.reason}._"
+    rows = []
+    for case, c in rt.items():
+        m, serial = c["meta"], c["modes"].get("serial")
+        row = [case, f"{m['width']}x{m['height']}, {m['tiles']} tiles", f"{m['objects']} / {m['scene_bytes']:,} B"]
+        for mode, _ in RAYTRACER_MODES:
+            f = c["modes"].get(mode)
+            if not f:
+                row.append("–")
+                continue
+            cell = with_spread(f, fmt_s)
+            if serial and mode != "serial":
+                cell += f" ({serial.median / f.median:.2f}x)"
+            row.append(cell)
+        row.append("yes" if c["unequal"] == 0 else f"NO ({c['unequal']} runs differ)")
+        rows.append(row)
+    return (runs_note("bench_raytracer", [f for c in rt.values() for f in c["modes"].values()])
+            + "The ray tracer (`examples/raytracer`): seconds per image, speedup over serial in brackets. "
+            "*std::thread*: one thread per core pulling tiles; *cppless*: one local call per tile, a lambda "
+            "capturing the scene (encoded and decoded in every call); *pre-serialized*: the scene in a "
+            "`cppless::preserialized` (encoded once, decoded once per worker; timed from the encoding on). "
+            "*equal*: every offloaded image equals the serial one byte for byte.\n\n"
+            + table(["scene", "image", "objects / encoded scene"] + [label for _, label in RAYTRACER_MODES]
+                    + ["equal"], rows))
+
+
+def cost_figures(records):
+    """(memory_mb, functions) -> {'seconds', 'usd_x86', 'usd_arm', 'gb_s': Figure}, and the price model; or Unavailable."""
+    recs = [r for r in this_run(records, "bench_cost.jsonl", "bench_cost") if r.get("suite") == "cost" and "seconds" in r]
+    if not recs:
+        return Unavailable(not_measured(records, "bench_cost.jsonl", "bench_cost"))
+    per = defaultdict(lambda: defaultdict(list))
+    for r in recs:
+        d = per[(r["memory_mb"], r["functions"])]
+        d["seconds"].append(r["seconds"])
+        d["usd_x86"].append(r["lambda_x86_usd"])
+        d["usd_arm"].append(r["lambda_arm_usd"])
+        d["gb_s"].append(r["gb_seconds"])
+    return {"points": {k: {q: Figure(v) for q, v in d.items()} for k, d in sorted(per.items())},
+            "model": recs[0].get("price_model", ""), "samples": recs[0].get("samples", 0)}
+
+
+def block_cost(cost):
+    if isinstance(cost, Unavailable):
+        return f"_bench_cost: {cost.reason}._"
+    rows = []
+    for (memory, n), d in cost["points"].items():
+        rows.append([f"{memory:,}", f"{n}", with_spread(d["seconds"], fmt_s), f"{d['gb_s'].median:.3f}",
+                     f"${d['usd_x86'].median * 1e6:.2f}", f"${d['usd_arm'].median * 1e6:.2f}"])
+    return (runs_note("bench_cost", [d["seconds"] for d in cost["points"].values()])
+            + f"pi on {cost['samples']:,} samples split into N functions, run on local workers and traced; the "
+            "traces priced by `cppless report` (" + cost["model"] + "). Local workers get the same CPU whatever "
+            "the memory size, so memory changes the price here, not the time (on Lambda, more memory also "
+            "means more CPU). Figure: `docs/img/cost_parallelism.png`.\n\n"
+            + table(["memory MB", "functions", "seconds", "GB-s", "Lambda x86_64, µUSD", "Lambda arm64, µUSD"], rows))
+
+
 def goals(lat, tp, cold, apps, cores, ser, shared=None, aws=None):
     """[(goal, measured, met or None)]; shared and aws as shared_figures and aws_figures return them."""
     out = []
@@ -976,7 +1057,11 @@ def main():
     shared = shared_figures(records)
     aws = aws_figures(records)
     graph = graph_figures(records)
+    raytracer = raytracer_figures(records)
+    cost = cost_figures(records)
     goal_rows = goals(lat, tp, cold, apps, cores, ser, shared, aws)
+    lease = lease_figures(records)
+    goal_rows += lease_goals(lease)
     blocks = {
         "meta": block_meta(meta),
         "goals": block_goals(goal_rows),
@@ -990,6 +1075,9 @@ def main():
         "shared-scale": block_shared_scale(shared),
         "aws": block_aws(aws),
         "graph": block_graph(graph),
+        "raytracer": block_raytracer(raytracer),
+        "cost": block_cost(cost),
+        "lease": block_lease(lease),
         "steps": block_steps(records),
     }
     text = open(doc).read() if os.path.exists(doc) else "# Performance\n"

@@ -8,12 +8,14 @@
 // arithmetic types, bool, enums, std::basic_string, vector (incl. vector<bool>), array, T[N],
 // pair, tuple, map, multimap, set, multiset, the unordered ones, list, forward_list, deque,
 // valarray, stack, queue, priority_queue, optional, variant, monostate, unique_ptr and shared_ptr
-// (values, no identity), chrono::duration and time_point, complex, bitset, atomic.
+// (shared_ptr identity kept within one payload, cycles refused; a derived class registered with
+// CPPLESS_REGISTER_TYPE travels behind a pointer to its base), chrono::duration and time_point,
+// complex, bitset, atomic.
 // is_serializable_v<T> says, without ever failing to compile, whether T is one of those.
 //
 // Compared with cereal's BinaryArchive: one contiguous buffer instead of a std::ostream, lengths
-// checked against the input before anything is allocated, and no pointer tracking or
-// polymorphism. The wire format is documented in archive/core.hpp.
+// checked against the input before anything is allocated, shared_ptr tracking only (no raw
+// pointers, no weak_ptr). The wire format is documented in archive/core.hpp.
 #pragma once
 
 #include <span>

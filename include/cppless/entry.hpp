@@ -24,7 +24,7 @@
 namespace cppless {
 
 // Version of the payload layout produced by invokers; part of every fingerprint.
-inline constexpr std::uint32_t wire_version = 1;
+inline constexpr std::uint32_t wire_version = 2;  // 2: shared_ptr identity, polymorphic pointers
 
 struct entry {
   std::string id;             // unique, stable across builds of the same sources
@@ -58,6 +58,19 @@ std::string describe_signature(std::initializer_list<const char*> mangled_types)
 template <class Config, class F, class... Args>
 struct function_entry {
   using result_type = std::decay_t<std::invoke_result_t<F&, std::decay_t<Args>&&...>>;
+
+  // Checked when the entry is first named (before its members are instantiated), so that this
+  // is the first error a user sees, not a cascade from the decoding code below.
+  static_assert((is_serializable_v<std::decay_t<Args>> && ...),
+                "cppless: an argument type is not serializable: give it a serialize(Archive&) member "
+                "(cereal convention), or save/load, or pass a supported type (see archive.hpp)");
+  static_assert((std::is_default_constructible_v<std::decay_t<Args>> && ...),
+                "cppless: an argument type is not default-constructible: the worker builds each argument "
+                "before decoding into it; add a default constructor (it may be private, with the archive "
+                "as friend) or wrap the value");
+  static_assert(std::is_void_v<result_type> || is_serializable_v<result_type>,
+                "cppless: the function's result type is not serializable: give it a serialize(Archive&) "
+                "member (cereal convention), or return a supported type (see archive.hpp)");
 
   static const entry& get() {
     static const entry& registered = registry::global().add(make());

@@ -55,6 +55,33 @@ struct node {
   }
 };
 
+// Polymorphic classes behind base pointers, and shared_ptr identity (back references).
+struct shape {
+  virtual ~shape() = default;
+  std::int8_t kind = 0;
+  template <class A>
+  void serialize(A& ar) {
+    ar(kind);
+  }
+};
+struct disc : shape {
+  float r = 0;
+  template <class A>
+  void serialize(A& ar) {
+    shape::serialize(ar);
+    ar(r);
+  }
+};
+struct chain_link {
+  std::shared_ptr<shape> look;
+  std::shared_ptr<chain_link> next;
+  template <class A>
+  void serialize(A& ar) {
+    ar(look, next);
+  }
+};
+using pointers_type = std::tuple<std::vector<std::shared_ptr<shape>>, std::unique_ptr<shape>, std::shared_ptr<chain_link>>;
+
 using map_type = std::map<std::string, std::vector<std::optional<int>>>;
 using variant_type = std::variant<std::monostate, std::int64_t, std::string, std::vector<bool>, std::pair<float, std::list<std::string>>>;
 using mixed_type = std::tuple<std::set<std::uint16_t>, std::multimap<std::int8_t, std::string>, std::deque<std::u16string>,
@@ -131,12 +158,14 @@ void value_round_trip(std::span<const std::byte> in) {
 
 }  // namespace
 
+CPPLESS_REGISTER_TYPE(disc);
+
 #ifndef CPPLESS_FUZZ_SEED_MAIN
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::span<const std::byte> in(reinterpret_cast<const std::byte*>(data) + 1, size - 1);
-  switch (data[0] % 9) {
+  switch (data[0] % 10) {
     case 0: exact_round_trip<map_type>(in); break;
     case 1: exact_round_trip<variant_type>(in); break;
     case 2: exact_round_trip<std::vector<record>>(in); break;
@@ -146,6 +175,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 6: base64_round_trip(in); break;
     case 7: sequence(in); break;
     case 8: exact_round_trip<empties_type>(in); break;
+    case 9: exact_round_trip<pointers_type>(in); break;
   }
   return 0;
 }
@@ -211,6 +241,14 @@ int main(int argc, char** argv) {
   write_seed(dir, 6, std::as_bytes(std::span("Zm9vYg==", 8)));
   seed(dir, 7, std::uint32_t{7}, std::string("call"), std::vector<std::uint64_t>{1, 2, 3}, std::optional<record>(records[0]));
   seed(dir, 8, empties_type{{std::vector<std::monostate>(3), std::list<std::tuple<>>(2)}, {}});
+  auto d = std::make_shared<disc>();
+  d->r = 2.5f;
+  auto chain = std::make_shared<chain_link>(chain_link{d, std::make_shared<chain_link>(chain_link{d, nullptr})});
+  pointers_type pointers;
+  std::get<0>(pointers) = {d, std::make_shared<shape>(), d, nullptr};
+  std::get<1>(pointers) = std::make_unique<disc>();
+  std::get<2>(pointers) = chain;
+  seed(dir, 9, pointers);
   std::printf("wrote %d seeds to %s\n", seed_count, dir.c_str());
   return 0;
 }

@@ -1,5 +1,7 @@
 #include "manifest.hpp"
 
+#include <cppless/worker.hpp>
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -20,7 +22,7 @@ namespace {
 bool contains_marker(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return bytes.find("CPPLESS-EXECUTABLE-MARKER-v1") != std::string::npos;
+  return bytes.find(cppless::detail::executable_marker) != std::string::npos;
 }
 }  // namespace
 

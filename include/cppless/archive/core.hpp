@@ -21,8 +21,14 @@
 //   map/set/list/deque/…   length, then the elements in iteration order (map: key then value);
 //                          valarray as vector; stack/queue/priority_queue as their container
 //   std::atomic<T>         T
-//   std::optional, std::unique_ptr, std::shared_ptr
+//   std::optional, std::unique_ptr
 //                          u8 flag 0 (empty) or 1, then the value if 1
+//   std::shared_ptr        u8 0 (empty); 1 (an object not met before in this payload: it gets
+//                          the next index, from 0), then the value; 2 then u32 index (the same
+//                          object as that earlier one)
+//   pointer to a polymorphic class (unique_ptr, and shared_ptr after flag 1)
+//                          u64 type id before the value: 0 for the pointer's own class, else the
+//                          registered derived class (CPPLESS_REGISTER_TYPE, archive/types/polymorphic.hpp)
 //   std::variant           u32 alternative index, then the alternative
 //   std::monostate         nothing
 //   chrono::duration       its count (Rep); time_point: its time_since_epoch()
@@ -46,10 +52,13 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "cppless/byte_buffer.hpp"
 #include "cppless/error.hpp"
@@ -146,6 +155,28 @@ constexpr const char* type_label() {
   else return "value";
 }
 
+// Objects behind shared_ptrs met so far in one payload, so that two pointers to one object
+// arrive as one object (types/memory.hpp). Keyed by the object's (most-derived) address and the
+// tag of its type, so a member at its owner's address is not mistaken for its owner.
+struct saved_objects {
+  struct record {
+    std::uint32_t index;
+    bool complete;  // false while its value is being written: meeting it again is a cycle
+  };
+  std::map<std::pair<const void*, const void*>, record> seen;
+  std::uint32_t count = 0;
+};
+
+struct loaded_objects {
+  struct record {
+    std::shared_ptr<void> owner;       // the most-derived object
+    const void* type_tag;              // the tag of its type
+    void (*throw_pointer)(void*);      // throws the object as a pointer to its type (for upcasts)
+    bool complete;                     // false while its value is being read
+  };
+  std::vector<record> objects;
+};
+
 }  // namespace detail
 
 // Whether T can be written / read / both by the archives (see the list in <cppless/archive.hpp>).
@@ -189,8 +220,15 @@ class output_archive : private detail::archive_lookup_base {
   }
   [[nodiscard]] byte_buffer& buffer() noexcept { return *out_; }
 
+  // For the shared_ptr codec: the objects written so far (made on first use).
+  [[nodiscard]] detail::saved_objects& saved_objects() {
+    if (!saved_) saved_ = std::make_unique<detail::saved_objects>();
+    return *saved_;
+  }
+
  private:
   byte_buffer* out_;
+  std::unique_ptr<detail::saved_objects> saved_;
 };
 
 // Reads values from a byte range it does not own; the range must outlive the archive.
@@ -271,6 +309,12 @@ class input_archive : private detail::archive_lookup_base {
     unbacked_left_ -= bytes_in_memory;
   }
 
+  // For the shared_ptr codec: the objects read so far (made on first use).
+  [[nodiscard]] detail::loaded_objects& loaded_objects() {
+    if (!loaded_) loaded_ = std::make_unique<detail::loaded_objects>();
+    return *loaded_;
+  }
+
   [[nodiscard]] std::size_t max_depth() const noexcept { return max_depth_; }
   void set_max_depth(std::size_t depth) noexcept { max_depth_ = depth; }
 
@@ -305,6 +349,7 @@ class input_archive : private detail::archive_lookup_base {
   std::size_t depth_ = 0;
   std::size_t max_depth_ = default_max_depth;
   std::size_t unbacked_left_ = detail::max_unbacked_bytes;
+  std::unique_ptr<detail::loaded_objects> loaded_;
 };
 
 namespace detail {
