@@ -28,6 +28,8 @@ struct pending_call {
   long timeout_ms = 0;
   clock::time_point submitted;
   clock::time_point due;  // when a retry may go out
+  clock::time_point first_sent;  // the first attempt (the retry deadline counts from here, not
+                                 // from the time spent held behind max_in_flight_per_function)
   unsigned attempt = 0;
 
   easy_handle easy;  // while a request is out (from the client's pool of handles)
@@ -389,6 +391,7 @@ void invoke_client::start(pending_call* c) {
   c->function_error.clear();
   c->error_type.clear();
   c->log_result.clear();
+  if (c->attempt == 0) c->first_sent = clock::now();
   ++c->attempt;
   active_.insert(c);
   if (curl_multi_add_handle(multi_.get(), c->easy.get()) != CURLM_OK) {
@@ -411,7 +414,7 @@ void invoke_client::retry_later(pending_call* c, bool throttled) {
       std::min<long long>(cap.count(), options_.backoff_base.count() << std::min(c->attempt - 1, 20u));
   std::uniform_int_distribution<long long> pick(0, std::max(1LL, ceiling));
   c->due = clock::now() + std::chrono::milliseconds(pick(rng));
-  if (throttled) c->due = std::min(c->due, c->submitted + options_.retry_deadline);
+  if (throttled) c->due = std::min(c->due, c->first_sent + options_.retry_deadline);
   waiting_.push_back(c);
 }
 
@@ -482,7 +485,7 @@ void invoke_client::finished(pending_call* c, int curl_code) {
   // runtime response), and a retry would run the function again.
   const bool throttled = status == 429;
   const bool retryable = throttled || status == 500 || status == 503 || status == 504;
-  if (throttled && clock::now() < c->submitted + options_.retry_deadline) return retry_later(c, true);
+  if (throttled && clock::now() < c->first_sent + options_.retry_deadline) return retry_later(c, true);
   if (retryable && !throttled && attempts_left) return retry_later(c, false);
   auto [type, message] = service_error(*c);
   if (status == 404)
@@ -494,7 +497,7 @@ void invoke_client::finished(pending_call* c, int curl_code) {
         aws_error("cppless aws: HTTP " + std::to_string(status) + " " + type + ": " + message +
                       (throttled ? " (still throttled after " + std::to_string(c->attempt) + " attempts over " +
                                        std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                          clock::now() - c->submitted).count()) +
+                                                          clock::now() - c->first_sent).count()) +
                                        " ms: the retry deadline)"
                        : retryable ? " (gave up after " + std::to_string(c->attempt) + " attempts)"
                                    : "") +

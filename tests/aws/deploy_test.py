@@ -137,6 +137,7 @@ class DeployWaitsUntilActive(unittest.TestCase):
 
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Plane)
         threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
         self.addCleanup(server.shutdown)
         return f"http://127.0.0.1:{server.server_address[1]}", polls
 
@@ -302,6 +303,53 @@ class MotoDeploy(unittest.TestCase):
         expected = signer.signature(signer.string_to_sign(req, canonical), req)
         self.assertEqual(auth.split("Signature=")[1], expected)
 
+
+
+class InvokeSignature(unittest.TestCase):
+    def test_invoke_is_signed_as_botocore_signs(self):
+        """The Invoke requests the host build sends (plain HTTP here, so HTTP/1.1), caught by a
+        local HTTP server, carry the signature botocore's SigV4 signer computes for the same
+        request; the session token of temporary credentials is signed too."""
+        seen = []
+
+        class Capture(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                seen.append((self.path, dict(self.headers), body))
+                reply = b'{"Type":"User","message":"captured"}'
+                self.send_response(400)
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def log_message(self, *args):
+                pass
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Capture)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            env = client_env(f"http://127.0.0.1:{server.server_port}")
+            env["AWS_SESSION_TOKEN"] = "token/with+chars="
+            run([APP, "1"], env, check=False)  # every call fails with the captured 400: only requests matter
+        finally:
+            server.shutdown()
+            server.server_close()
+        self.assertGreaterEqual(len(seen), 2, seen)
+        creds = botocore.credentials.Credentials(KEY, SECRET, "token/with+chars=")
+        for path, headers, body in seen:
+            self.assertRegex(path, r"^/2015-03-31/functions/aws_app-[0-9a-f]+/invocations$")
+            lower = {k.lower(): v for k, v in headers.items()}
+            auth = lower["authorization"]
+            self.assertIn("/us-east-1/lambda/aws4_request", auth)
+            signed = auth.split("SignedHeaders=")[1].split(",")[0].split(";")
+            self.assertIn("x-amz-security-token", signed)
+            self.assertNotIn("expect", signed)
+            req = botocore.awsrequest.AWSRequest(method="POST", url=f"http://127.0.0.1:{server.server_port}{path}",
+                                                 data=body, headers={h: lower[h] for h in signed})
+            req.context["timestamp"] = lower["x-amz-date"]
+            signer = botocore.auth.SigV4Auth(creds, "lambda", "us-east-1")
+            expected = signer.signature(signer.string_to_sign(req, signer.canonical_request(req)), req)
+            self.assertEqual(auth.split("Signature=")[1], expected)
 
 if __name__ == "__main__":
     SERVER, CLI, APP = sys.argv[1:4]

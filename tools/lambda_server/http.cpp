@@ -594,6 +594,7 @@ void event_loop::run() {
       fn();
     }
   }
+  running_ = true;  // a later run() serves again (the fuzzer runs the loop once per input)
 }
 
 }  // namespace lambda_server

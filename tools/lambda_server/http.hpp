@@ -73,7 +73,7 @@ class event_loop {
   // writes its log before it posts its response, and the log tail must include those lines.
   void drain_output(int fd);
 
-  void run();  // until stop()
+  void run();  // until stop(); then it may run again
   void stop() { running_ = false; }
 
   // Internal (connections).
