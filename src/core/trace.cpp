@@ -5,9 +5,12 @@
 #include <cppless/trace.hpp>
 #include <cppless/worker.hpp>
 
+#include "json_text.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -69,26 +72,7 @@ const char* arch_name(architecture a) {
   }
 }
 
-void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-}
+using cppless::detail::append_json_string;
 
 class sink {
  public:
@@ -250,17 +234,20 @@ class sink {
         out += ",\"error\":";
         append_json_string(out, r->error);
       }
-      const std::int64_t queued = s.queued.count(), execution = s.execution.count();
+      // Start and end of the execution are placed back from the result's arrival (a call handed
+      // ahead of time to a busy worker is "handed over" long before it starts).
+      const std::int64_t queued = s.queued.count(), execution = s.execution.count(), rt = s.round_trip.count();
+      const std::int64_t executed = submitted + std::max(rt, execution);
       out += ",\"submitted_unix_ns\":";
       put(out, submitted);
       out += ",\"queued_ns\":";
       put(out, queued);
       out += ",\"started_unix_ns\":";
-      put(out, submitted + queued);
+      put(out, executed - execution);
       out += ",\"execution_ns\":";
       put(out, execution);
       out += ",\"executed_unix_ns\":";
-      put(out, submitted + queued + execution);
+      put(out, executed);
       out += ",\"round_trip_ns\":";
       put(out, s.round_trip.count());
       out += ",\"request_bytes\":";
