@@ -28,6 +28,20 @@ class payload_too_large : public error {
   using error::error;
 };
 
+// The backend holds as many unsent payload bytes as it is allowed (local_options::
+// max_queued_bytes) and was told to refuse rather than wait; nothing was sent.
+class queue_full : public error {
+ public:
+  using error::error;
+};
+
+// An instance was used from two threads at once (it belongs to the thread that has calls
+// dispatched on it and not yet waited for); use one instance per thread.
+class usage_error : public error {
+ public:
+  using error::error;
+};
+
 // A capture cannot travel (reference, raw pointer, `this`): raised at dispatch, nothing is sent.
 class capture_error : public error {
  public:

@@ -61,6 +61,12 @@ class backend {
   using completion = callback<void(outcome&&)>;  // moved, never copied; room for a typical target
   virtual ~backend() = default;
 
+  // Called with mutex() held before submit(): a backend that bounds the bytes it holds for calls
+  // not yet sent blocks here (driving progress) or throws queue_full. By default: no bound.
+  virtual void admit(std::unique_lock<std::mutex>& lock, std::size_t payload_bytes) {
+    (void)lock;
+    (void)payload_bytes;
+  }
   // Both are called with mutex() held. `done` runs later, inside progress(), also under the lock.
   virtual void submit(invocation&& call, completion done) = 0;
   // Moves calls forward; returns after running at least one completion, or at `until`.

@@ -36,7 +36,15 @@ struct local_options {
   // calls of ~80 us on 2 cores) 2 ran ~7% faster than 1; held calls are not taken back by an
   // idle worker, so with calls of very unequal length keep 1.
   unsigned prefetch = 1;
-  std::size_t max_payload = std::size_t{256} << 20;  // bigger payloads fail at dispatch
+  // Bigger call payloads fail at dispatch, bigger results at the worker, with payload_too_large
+  // (at most protocol::max_payload, 1 GiB: a frame's hard cap).
+  std::size_t max_payload = std::size_t{256} << 20;
+  // Payload bytes the host holds for calls not yet handed to a worker (queued, held behind a
+  // running call, or waiting for room in a ring). Past it, dispatch waits for room (driving the
+  // pool meanwhile), or with `queue_full_policy::fail` throws cppless::queue_full. 0: no bound.
+  std::size_t max_queued_bytes = std::size_t{1} << 30;
+  enum class queue_full_policy { block, fail };
+  queue_full_policy when_full = queue_full_policy::block;
 };
 
 class local_dispatcher {

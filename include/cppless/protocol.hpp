@@ -7,7 +7,10 @@
 //
 //   host -> worker : call (run a function), result (answer to the worker's nested call), shutdown
 //   worker -> host : result (answer to a call), call (nested dispatch), waiting (blocked on
-//                    nested calls: the host may hand this worker more calls meanwhile)
+//                    nested calls: the host may hand this worker more calls meanwhile),
+//                    started (a call it held is starting out of turn, inside such a wait; sent
+//                    before the function runs, so a host that sees the worker die knows whether
+//                    the call may have run)
 #pragma once
 
 #include <cppless/byte_buffer.hpp>
@@ -23,7 +26,7 @@ namespace cppless::protocol {
 inline constexpr std::uint32_t magic = 0x314c5043;  // "CPL1"
 inline constexpr std::size_t max_payload = std::size_t{1} << 30;  // hard cap of one frame
 
-enum class frame_kind : std::uint16_t { call = 1, result = 2, waiting = 3, shutdown = 4 };
+enum class frame_kind : std::uint16_t { call = 1, result = 2, waiting = 3, shutdown = 4, started = 5 };
 
 // How a call ended, as the worker reports it (status of a `result` frame).
 enum class status : std::uint16_t {
@@ -75,9 +78,13 @@ struct served {
 served serve_call(std::uint64_t function_id, std::uint64_t fingerprint, std::span<const std::byte> payload,
                   byte_buffer storage = {});
 
-// Incremental decoder: feed bytes as they arrive; `next` yields complete frames.
+// Incremental decoder: feed bytes as they arrive; `take` yields complete frames. It trusts
+// nothing: a wrong magic, an unknown frame kind or a payload over `limit` throws protocol_error
+// before any payload byte is stored.
 class frame_decoder {
  public:
+  explicit frame_decoder(std::size_t limit = max_payload) : limit_(limit < max_payload ? limit : max_payload) {}
+
   // Consumes up to `size` bytes; returns how many were taken (stops after a complete frame).
   std::size_t feed(const std::byte* data, std::size_t size);
   bool ready() const { return state_ == state::done; }
@@ -89,6 +96,7 @@ class frame_decoder {
 
  private:
   enum class state { header, payload, done };
+  std::size_t limit_;
   state state_ = state::header;
   std::size_t have_ = 0;
   frame_header header_{};

@@ -15,7 +15,23 @@ struct instance_state {
   std::int64_t next_id = 0;
   std::size_t pending = 0;  // dispatched, not yet returned by wait_one()
   std::deque<std::pair<std::int64_t, outcome>> ended;
+  // The thread the pending calls belong to: wait_one() hands out whichever call ended first, so
+  // a second thread dispatching or waiting meanwhile would take the first one's results (and
+  // return while results it expects are still being written). Refused, not undefined.
+  std::thread::id user{};
 };
+
+namespace {
+void claim(instance_state& s, const char* what) {
+  const auto me = std::this_thread::get_id();
+  if (s.pending > 0 && s.user != me)
+    throw usage_error(std::string("cppless: ") + what + " on an instance that another thread has " +
+                      std::to_string(s.pending) +
+                      " calls dispatched on and not yet waited for; an instance (and its copies) serves one "
+                      "thread at a time: create one instance per thread (dispatcher.create_instance())");
+  s.user = me;
+}
+}  // namespace
 }  // namespace detail
 
 void backend::drive_until(std::unique_lock<std::mutex>& lock, const std::function<bool()>& ready) {
@@ -69,6 +85,9 @@ void decode_into(outcome& done, const instance::result_sink& sink) {
 std::int64_t instance::submit(invocation&& call, result_sink sink) {
   backend& b = get_backend();
   std::unique_lock lock(b.mutex());
+  detail::claim(*state_, "dispatch");
+  b.admit(lock, call.payload.size());
+  detail::claim(*state_, "dispatch");  // admit() may have let other threads run
   const std::int64_t id = state_->next_id++;
   ++state_->pending;
   std::weak_ptr<detail::instance_state> weak = state_;
@@ -96,6 +115,7 @@ std::int64_t instance::submit(invocation&& call, result_sink sink) {
 void instance::submit_detached(invocation&& call, backend::completion done) {
   backend& b = get_backend();
   std::unique_lock lock(b.mutex());
+  b.admit(lock, call.payload.size());
   const std::int64_t id = state_->next_id++;
   trace::detail::call_record* traced =
       trace::detail::active.load(std::memory_order_relaxed) ? trace::detail::begin(call, b) : nullptr;
@@ -127,6 +147,7 @@ std::pair<std::int64_t, call_stats> instance::wait_one() {
   backend& b = get_backend();
   std::unique_lock lock(b.mutex());
   if (state_->pending == 0) throw error("cppless: wait_one() with no dispatched call left to wait for");
+  detail::claim(*state_, "wait_one()");
   b.drive_until(lock, [this] { return !state_->ended.empty(); });
   auto [id, done] = std::move(state_->ended.front());
   state_->ended.pop_front();

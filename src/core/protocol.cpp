@@ -40,9 +40,11 @@ std::size_t frame_decoder::feed(const std::byte* data, std::size_t size) {
     if (have_ < sizeof(frame_header)) return used;
     if (header_.magic != magic)
       throw protocol_error("cppless protocol: bad frame magic (peer from another version or corrupt stream)");
-    if (header_.payload_size > max_payload)
+    if (header_.kind < frame_kind::call || header_.kind > frame_kind::started)
+      throw protocol_error("cppless protocol: unknown frame kind " + std::to_string(static_cast<int>(header_.kind)));
+    if (header_.payload_size > limit_)
       throw protocol_error("cppless protocol: frame payload of " + std::to_string(header_.payload_size) +
-                           " bytes exceeds the limit");
+                           " bytes exceeds the limit of " + std::to_string(limit_) + " bytes");
     have_ = 0;
     payload_.clear();
     payload_.reserve(header_.payload_size);

@@ -32,15 +32,29 @@ std::chrono::nanoseconds elapsed(clock::time_point from, clock::time_point to) {
 }  // namespace
 
 local_pool::local_pool(local_options options) : options_(options) {
+  if (options_.max_payload == 0 || options_.max_payload > protocol::max_payload)
+    throw error("cppless local: local_options::max_payload must be from 1 byte to " +
+                std::to_string(protocol::max_payload) + " bytes (a frame's limit), not " +
+                std::to_string(options_.max_payload));
   cores_ = std::max(1u, std::thread::hardware_concurrency());
   max_workers_ = options_.workers ? options_.workers : cores_;
   doorbell_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   epoll_ = ::epoll_create1(EPOLL_CLOEXEC);
-  if (doorbell_ < 0 || epoll_ < 0) throw error(std::string("cppless local: eventfd/epoll: ") + std::strerror(errno));
+  if (doorbell_ < 0 || epoll_ < 0) {
+    const int err = errno;
+    if (doorbell_ >= 0) ::close(doorbell_);
+    if (epoll_ >= 0) ::close(epoll_);
+    throw error(std::string("cppless local: eventfd/epoll: ") + std::strerror(err));
+  }
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.u64 = doorbell_tag;
-  ::epoll_ctl(epoll_, EPOLL_CTL_ADD, doorbell_, &ev);
+  if (::epoll_ctl(epoll_, EPOLL_CTL_ADD, doorbell_, &ev) != 0) {
+    const int err = errno;
+    ::close(epoll_);
+    ::close(doorbell_);
+    throw error(std::string("cppless local: epoll_ctl: ") + std::strerror(err));
+  }
 }
 
 local_pool::~local_pool() {
@@ -71,6 +85,17 @@ unsigned local_pool::started() {
   return started_;
 }
 
+void local_pool::admit(std::unique_lock<std::mutex>& lock, std::size_t payload_bytes) {
+  const std::size_t limit = options_.max_queued_bytes;
+  auto room = [&] { return limit == 0 || held_bytes_ == 0 || held_bytes_ + payload_bytes <= limit; };
+  if (room()) return;
+  if (options_.when_full == local_options::queue_full_policy::fail)
+    throw queue_full("cppless local: " + std::to_string(held_bytes_) + " payload bytes wait for workers; " +
+                     std::to_string(payload_bytes) + " more would pass local_options::max_queued_bytes (" +
+                     std::to_string(limit) + ")");
+  drive_until(lock, room);
+}
+
 void local_pool::submit(invocation&& work, completion done) {
   if (work.payload.size() > options_.max_payload)
     throw payload_too_large("cppless local: payload of " + std::to_string(work.payload.size()) +
@@ -91,6 +116,7 @@ void local_pool::submit(invocation&& work, completion done) {
 }
 
 std::uint64_t local_pool::enqueue(call&& c, bool urgent) {
+  hold_bytes(c.work.payload.size());
   const std::uint64_t id = calls_.insert(std::move(c));
   // Nested calls go first: depth-first order finishes the callers that wait for them sooner.
   if (urgent) queue_.push_front(id);
@@ -101,7 +127,7 @@ std::uint64_t local_pool::enqueue(call&& c, bool urgent) {
 local_pool::worker* local_pool::pick_worker() {
   worker* best = nullptr;
   for (auto& w : workers_) {
-    if (w->retiring || w->killed_for) continue;
+    if (w->retiring || w->killed) continue;
     if (options_.mode == local_options::start_mode::cold && (w->served > 0 || !w->running.empty())) continue;
     if (w->running.empty()) return w.get();
     if (w->waiting && w->running.size() < options_.max_nesting && (!best || w->running.size() < best->running.size()))
@@ -114,7 +140,7 @@ local_pool::worker* local_pool::pick_prefetch_worker() {
   if (options_.prefetch == 0 || options_.mode == local_options::start_mode::cold) return nullptr;
   worker* best = nullptr;
   for (auto& w : workers_) {
-    if (w->retiring || w->killed_for || w->waiting || w->running.size() > options_.prefetch) continue;
+    if (w->retiring || w->killed || w->waiting || w->running.size() > options_.prefetch) continue;
     if (!best || w->running.size() < best->running.size()) best = w.get();
   }
   return best;
@@ -130,32 +156,36 @@ bool local_pool::workers_fed() const {
   return true;
 }
 
-void local_pool::start_clock(call& c, clock::time_point now) {
+void local_pool::started_next(worker& w, clock::time_point now) {
+  if (!w.running.empty()) start(calls_.at(w.running.front()), now);
+}
+
+void local_pool::start(call& c, clock::time_point now) {
   if (!c.prefetched) return;
   c.prefetched = false;
   c.assigned = now;
   if (c.work.config.timeout_s) c.deadline = now + std::chrono::seconds(c.work.config.timeout_s);
+  release_bytes(c.work.payload.size());
   c.work.payload = byte_buffer();  // it will never be sent again
-}
-
-void local_pool::started_next(worker& w, clock::time_point now) {
-  if (!w.running.empty() && !w.waiting) start_clock(calls_.at(w.running.front()), now);
-}
-
-void local_pool::may_start_all(worker& w, clock::time_point now) {
-  for (std::uint64_t id : w.running) start_clock(calls_.at(id), now);
 }
 
 local_pool::worker* local_pool::spawn() {
   auto w = std::make_unique<worker>();
   w->shared = region::create();
-  w->process = spawn_worker(w->shared.fd(), doorbell_, options_.hot_poll);
+  w->process = spawn_worker(w->shared.fd(), doorbell_, worker_settings{options_.hot_poll, options_.max_payload});
+  w->decoder = protocol::frame_decoder(options_.max_payload);
   w->generation = next_generation_++;
   ++started_;
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.u64 = w->generation;
-  ::epoll_ctl(epoll_, EPOLL_CTL_ADD, w->process.pidfd, &ev);
+  if (::epoll_ctl(epoll_, EPOLL_CTL_ADD, w->process.pidfd, &ev) != 0) {
+    const int err = errno;
+    ::kill(w->process.pid, SIGKILL);
+    reap_worker(w->process);
+    ::close(w->process.pidfd);
+    throw worker_crashed(std::string("cppless local: cannot watch a new worker (epoll_ctl): ") + std::strerror(err));
+  }
   // A host already asleep must be woken by this worker too.
   w->shared.header().host_sleeping.store(sleeping_ ? 1 : 0);
   workers_.push_back(std::move(w));
@@ -190,8 +220,9 @@ void local_pool::assign(std::uint64_t id, worker& w, clock::time_point now) {
   call& c = calls_.at(id);
   c.assigned = now;
   c.runner = w.generation;
-  // Behind a call the worker is running (not one it waits in): it starts when that one ends.
-  c.prefetched = !w.running.empty() && !w.waiting;
+  // Behind a call the worker is running: it starts when that one ends, or earlier if the worker
+  // waits for nested calls meanwhile (it reports that with a `started` frame).
+  c.prefetched = !w.running.empty();
   c.deadline = clock::time_point::max();
   if (c.work.config.timeout_s && !c.prefetched) c.deadline = c.assigned + std::chrono::seconds(c.work.config.timeout_s);
   w.running.push_back(id);
@@ -201,9 +232,13 @@ void local_pool::assign(std::uint64_t id, worker& w, clock::time_point now) {
   h.call_id = id;
   h.function_id = c.work.function_id;
   h.fingerprint = c.work.fingerprint;
-  h.payload_size = static_cast<std::uint32_t>(c.work.payload.size());
-  if (c.prefetched) send_frame(w, h, c.work.payload.span(), nullptr);  // kept in case it must move on
-  else send(w, h, std::move(c.work.payload));
+  h.payload_size = static_cast<std::uint32_t>(c.work.payload.size());  // <= max_payload <= 1 GiB
+  if (c.prefetched) {
+    send_frame(w, h, c.work.payload.span(), nullptr);  // kept in case it must move on
+  } else {
+    release_bytes(c.work.payload.size());
+    send(w, h, std::move(c.work.payload));
+  }
 }
 
 void local_pool::send(worker& w, const protocol::frame_header& header, byte_buffer&& payload) {
@@ -223,6 +258,7 @@ void local_pool::send_frame(worker& w, const protocol::frame_header& header, std
   byte_buffer rest;
   if (owned) rest = std::move(*owned);
   else rest.append(payload.data(), payload.size());
+  hold_bytes(rest.size());
   w.outbound.push_back(outgoing{header, std::move(rest), sent});
   flush(w);
 }
@@ -242,6 +278,7 @@ bool local_pool::flush(worker& w) {
     o.sent += n;
     wrote |= n > 0;
     if (o.sent < total) break;
+    release_bytes(o.payload.size());
     w.outbound.pop_front();
   }
   if (wrote) notify_worker(w);
@@ -257,6 +294,7 @@ void local_pool::notify_worker(worker& w) {
 }
 
 bool local_pool::read(worker& w) {
+  if (w.corrupt) return false;
   ring in = w.shared.to_host();
   bool got = false;
   for (;;) {
@@ -266,8 +304,9 @@ bool local_pool::read(worker& w) {
     std::size_t used = 0;
     try {
       used = w.decoder.feed(bytes.data(), bytes.size());
-    } catch (const std::exception&) {
-      ::kill(w.process.pid, SIGKILL);  // a worker that breaks the protocol is replaced
+    } catch (const std::exception& e) {
+      w.corrupt = true;  // a worker that breaks the protocol is replaced
+      kill_worker(w, std::string("it sent a corrupt frame (") + e.what() + ")");
       break;
     }
     in.consume(used);
@@ -287,7 +326,7 @@ void local_pool::handle_frame(worker& w, const protocol::frame_header& h, byte_b
   switch (h.kind) {
     case frame_kind::result: {
       auto it = std::find(w.running.begin(), w.running.end(), h.call_id);
-      if (it == w.running.end()) return;  // e.g. already failed by a timeout
+      if (it == w.running.end()) return;  // e.g. already failed by its timeout: it stays failed
       w.running.erase(it);
       const bool cold = (h.flags & protocol::flag_cold) != 0;
       ++w.served;
@@ -307,8 +346,19 @@ void local_pool::handle_frame(worker& w, const protocol::frame_header& h, byte_b
       result.stats.execution = std::chrono::nanoseconds(h.exec_ns);
       mean_exec_ns_ += (static_cast<double>(h.exec_ns) - mean_exec_ns_) / 8;
       result.stats.round_trip = elapsed(c.submitted, now);
-      if (h.code == protocol::status::ok) result.result = std::move(payload);
-      else result.error = protocol::error_from(h.code, payload.span(), c.work.function_name);
+      const auto limit = std::chrono::seconds(c.work.config.timeout_s);
+      if (c.work.config.timeout_s && result.stats.execution > limit) {
+        // It ran past its timeout before the host noticed (the host was not driving then): a
+        // timeout all the same, whichever side saw it first. The worker itself is healthy.
+        result.error = std::make_exception_ptr(timeout_error(
+            "cppless: call to " + std::string(c.work.function_name) + " ran for " +
+            std::to_string(std::chrono::duration<double>(result.stats.execution).count()) +
+            " s, past its timeout of " + seconds(c.work.config.timeout_s) + "; its result was discarded"));
+      } else if (h.code == protocol::status::ok) {
+        result.result = std::move(payload);
+      } else {
+        result.error = protocol::error_from(h.code, payload.span(), c.work.function_name);
+      }
       finish(h.call_id, std::move(result));
       if (options_.mode == local_options::start_mode::cold && w.running.empty() && !w.retiring) {
         w.retiring = true;
@@ -317,8 +367,6 @@ void local_pool::handle_frame(worker& w, const protocol::frame_header& h, byte_b
       return;
     }
     case frame_kind::call: {  // a nested dispatch from inside a function
-      // While it waits for this call, the worker serves whatever it holds.
-      may_start_all(w, clock::now());
       call c;
       c.work.function_id = h.function_id;
       c.work.fingerprint = h.fingerprint;
@@ -338,7 +386,10 @@ void local_pool::handle_frame(worker& w, const protocol::frame_header& h, byte_b
     }
     case frame_kind::waiting:
       w.waiting = true;
-      may_start_all(w, clock::now());
+      return;
+    case frame_kind::started:  // a call it held, started out of turn inside a nested wait
+      if (std::find(w.running.begin(), w.running.end(), h.call_id) != w.running.end())
+        start(calls_.at(h.call_id), clock::now());
       return;
     case frame_kind::shutdown:
       ::kill(w.process.pid, SIGKILL);
@@ -350,6 +401,7 @@ void local_pool::finish(std::uint64_t id, outcome&& result) {
   std::optional<call> taken = calls_.take(id);
   if (!taken) return;
   call& c = *taken;
+  release_bytes(c.work.payload.size());
   if (c.owner_generation == 0) {
     ++completions_;
     if (c.done) c.done(std::move(result));
@@ -368,7 +420,7 @@ void local_pool::finish(std::uint64_t id, outcome&& result) {
     protocol::encode_error(result.error, code, payload);
     h.code = code;
   }
-  h.payload_size = static_cast<std::uint32_t>(payload.size());
+  h.payload_size = static_cast<std::uint32_t>(payload.size());  // a worker's result (<= max_payload) or an error
   send(*owner, h, std::move(payload));
 }
 
@@ -380,22 +432,50 @@ local_pool::worker* local_pool::find_worker(std::uint64_t generation) {
 
 void local_pool::enforce_timeouts(clock::time_point now) {
   for (auto& w : workers_) {
-    if (w->killed_for) continue;
-    for (std::uint64_t id : w->running) {
-      if (calls_.at(id).deadline <= now) {
-        w->killed_for = id;
-        ::kill(w->process.pid, SIGKILL);
-        break;
-      }
-    }
+    if (w->killed) continue;
+    auto late = std::find_if(w->running.begin(), w->running.end(), [&](std::uint64_t id) { return calls_.at(id).deadline <= now; });
+    if (late == w->running.end()) continue;
+    const std::uint64_t id = *late;
+    w->running.erase(late);
+    call& c = calls_.at(id);
+    const std::string fn = c.work.function_name;
+    const std::string limit = seconds(c.work.config.timeout_s);
+    kill_worker(*w, "call to " + fn + " on it exceeded its timeout of " + limit);
+    // The timed-out call ends now, as a timeout, whatever the worker still sends before it dies.
+    outcome failed;
+    failed.stats.worker = w->process.pid;
+    failed.stats.queued = elapsed(c.submitted, c.assigned);
+    failed.stats.round_trip = elapsed(c.submitted, now);
+    failed.error = std::make_exception_ptr(timeout_error("cppless: call to " + fn + " exceeded its timeout of " + limit +
+                                                         "; worker " + std::to_string(w->process.pid) +
+                                                         " was killed and will be replaced"));
+    finish(id, std::move(failed));
   }
+}
+
+void local_pool::kill_worker(worker& w, std::string reason) {
+  if (w.killed) return;
+  w.killed = true;
+  w.kill_reason = std::move(reason);
+  ::kill(w.process.pid, SIGKILL);
+}
+
+bool local_pool::check_ring(worker& w) {
+  if (!w.shared.broken()) return true;
+  if (!w.corrupt) {
+    w.corrupt = true;
+    kill_worker(w, "it corrupted the shared memory it shares with the host: " + w.shared.broken_reason());
+  }
+  return false;
 }
 
 bool local_pool::step() {
   bool activity = false;
   for (std::size_t i = 0; i < workers_.size(); ++i) {
-    activity |= flush(*workers_[i]);
-    activity |= read(*workers_[i]);
+    worker& w = *workers_[i];
+    activity |= flush(w);
+    activity |= read(w);
+    check_ring(w);
   }
   schedule();
   return activity;
@@ -467,6 +547,7 @@ void local_pool::wait_for_events(std::unique_lock<std::mutex>& lock, clock::time
   bool ready = false;
   for (auto& w : workers_) {
     if (w->shared.to_host().readable() > 0 || (!w->outbound.empty() && w->shared.to_worker().writable() > 0)) ready = true;
+    check_ring(*w);
   }
   if (!ready) {
     auto ms = std::chrono::ceil<std::chrono::milliseconds>(wake - clock::now()).count();
@@ -498,6 +579,8 @@ void local_pool::reap(std::uint64_t generation) {
   worker& w = **it;
   const std::string how = reap_worker(w.process);
   read(w);  // results it wrote before it ended still count
+  check_ring(w);
+  for (const outgoing& o : w.outbound) release_bytes(o.payload.size());
   // Calls it held but had certainly not started go to another worker, in their order.
   std::vector<std::uint64_t> never_started;
   std::erase_if(w.running, [&](std::uint64_t id) {
@@ -516,14 +599,10 @@ void local_pool::reap(std::uint64_t generation) {
     failed.stats.queued = elapsed(c.submitted, c.assigned);
     failed.stats.round_trip = elapsed(c.submitted, clock::now());
     const std::string fn = c.work.function_name;
-    if (id == w.killed_for) {
-      failed.error = std::make_exception_ptr(timeout_error(
-          "cppless: call to " + fn + " exceeded its timeout of " + seconds(c.work.config.timeout_s) +
-          "; worker " + std::to_string(w.process.pid) + " was killed and will be replaced"));
-    } else if (w.killed_for) {
-      failed.error = std::make_exception_ptr(worker_crashed(
-          "cppless: worker " + std::to_string(w.process.pid) + " running " + fn +
-          " was killed because another call on it (nested) exceeded its timeout"));
+    if (w.killed) {
+      failed.error = std::make_exception_ptr(worker_crashed("cppless: worker " + std::to_string(w.process.pid) +
+                                                            " running " + fn + " was killed because " +
+                                                            w.kill_reason + "; it will be replaced"));
     } else {
       failed.error = std::make_exception_ptr(worker_crashed(
           "cppless: worker " + std::to_string(w.process.pid) + " died of " + (how.empty() ? "a clean exit" : how) +
@@ -535,6 +614,7 @@ void local_pool::reap(std::uint64_t generation) {
   std::erase_if(queue_, [&](std::uint64_t id) {
     const call* c = calls_.find(id);
     if (!c || c->owner_generation != generation) return false;
+    release_bytes(c->work.payload.size());
     calls_.erase(id);
     return true;
   });

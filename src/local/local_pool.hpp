@@ -12,6 +12,7 @@
 
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace cppless::local {
@@ -22,6 +23,7 @@ class local_pool final : public backend {
   ~local_pool() override;
 
   void submit(invocation&& call, completion done) override;
+  void admit(std::unique_lock<std::mutex>& lock, std::size_t payload_bytes) override;
   void progress(std::unique_lock<std::mutex>& lock, clock::time_point until) override;
   std::string name() const override { return "local"; }
 
@@ -45,7 +47,9 @@ class local_pool final : public backend {
     bool waiting = false;                // blocked on nested calls: may take more
     bool retiring = false;               // told to shut down (cold mode)
     unsigned served = 0;
-    std::uint64_t killed_for = 0;        // call whose timeout made us kill it
+    bool killed = false;                 // SIGKILL sent; `kill_reason` says why
+    bool corrupt = false;                // its frames or ring positions cannot be trusted any more
+    std::string kill_reason;
   };
 
   struct call {
@@ -57,7 +61,10 @@ class local_pool final : public backend {
     clock::time_point deadline = clock::time_point::max();
     std::uint64_t runner = 0;            // generation of the worker running it
     // Handed to a busy worker behind another call and certainly not started yet: its payload is
-    // kept (it may go to another worker), and its clock (assigned, deadline) starts later.
+    // kept (it may go to another worker), and its clock (assigned, deadline) starts later: when
+    // the call before it ends, or when the worker reports it started it out of turn (a worker
+    // waiting for nested calls serves what it reads at once, and says so with a `started` frame
+    // before running it).
     bool prefetched = false;
   };
 
@@ -66,11 +73,10 @@ class local_pool final : public backend {
   void schedule(clock::time_point now = {});
   worker* pick_worker();
   worker* pick_prefetch_worker();
-  static void start_clock(call& c, clock::time_point now);
+  // A held call starts now: its clock starts and its kept payload is dropped.
+  void start(call& c, clock::time_point now);
   // The worker's first call (if prefetched) is starting now: start its clock.
   void started_next(worker& w, clock::time_point now);
-  // The worker may start any call it holds (it waits for nested calls): none is prefetched.
-  void may_start_all(worker& w, clock::time_point now);
   // Every worker holds a call behind the one it runs, there is no core to spare, and calls
   // last longer than a sleeping host takes to wake: polling would only take a core from them.
   bool workers_fed() const;
@@ -85,6 +91,14 @@ class local_pool final : public backend {
   void handle_frame(worker& w, const protocol::frame_header& header, byte_buffer&& payload);
   void finish(std::uint64_t id, outcome&& result);
   void enforce_timeouts(clock::time_point now);
+  // Kills a worker for `reason` (a timeout, a broken protocol); its calls end when it is reaped.
+  void kill_worker(worker& w, std::string reason);
+  // A worker whose shared memory went bad is killed (checked where the host reads it).
+  bool check_ring(worker& w);
+  // Bytes of payload the pool holds for calls not yet in a ring (queued, held, or waiting for
+  // room), bounded by local_options::max_queued_bytes.
+  void hold_bytes(std::size_t n) { held_bytes_ += n; }
+  void release_bytes(std::size_t n) { held_bytes_ -= std::min(held_bytes_, n); }
   void wait_for_events(std::unique_lock<std::mutex>& lock, clock::time_point until);
   void handle_events(int timeout_ms, std::unique_lock<std::mutex>* unlock_while_waiting);
   void reap(std::uint64_t generation);
@@ -107,6 +121,7 @@ class local_pool final : public backend {
   unsigned started_ = 0;
   clock::time_point last_event_check_{};
   double mean_exec_ns_ = 0;  // moving average of the functions' execution times
+  std::size_t held_bytes_ = 0;
   slot_table<call> calls_;                          // submitted and not ended
   std::deque<std::uint64_t> queue_;                 // waiting for a worker
   std::vector<std::unique_ptr<worker>> workers_;

@@ -27,30 +27,63 @@ void copy_in(std::byte* data, std::uint64_t w, const std::byte* bytes, std::size
 }
 }  // namespace
 
+bool ring::load_peer_write(std::uint64_t& w) const {
+  if (cursor_->broken) return false;
+  w = pos_->write_pos.load(std::memory_order_acquire);
+  if (w - cursor_->own <= ring_capacity) return true;
+  cursor_->broken = true;
+  cursor_->bad_position = w;
+  return false;
+}
+
+bool ring::load_peer_read(std::uint64_t& r) const {
+  if (cursor_->broken) return false;
+  r = pos_->read_pos.load(std::memory_order_acquire);
+  if (cursor_->own - r <= ring_capacity) return true;
+  cursor_->broken = true;
+  cursor_->bad_position = r;
+  return false;
+}
+
+std::size_t ring::readable() const {
+  std::uint64_t w;
+  return load_peer_write(w) ? static_cast<std::size_t>(w - cursor_->own) : 0;
+}
+
+std::size_t ring::writable() const {
+  std::uint64_t r;
+  return load_peer_read(r) ? ring_capacity - static_cast<std::size_t>(cursor_->own - r) : 0;
+}
+
 std::size_t ring::write_some(const std::byte* bytes, std::size_t size) {
   return write_some(std::span<const std::byte>(bytes, size), {});
 }
 
 std::size_t ring::write_some(std::span<const std::byte> first, std::span<const std::byte> second) {
-  const std::uint64_t w = pos_->write_pos.load(std::memory_order_relaxed);
+  if (cursor_->broken) return 0;
+  const std::uint64_t w = cursor_->own;
   const std::size_t wanted = first.size() + second.size();
-  std::size_t room = ring_capacity - static_cast<std::size_t>(w - pos_->read_pos_seen);
+  std::size_t room = ring_capacity - static_cast<std::size_t>(w - cursor_->peer_seen);
   if (room < wanted) {
-    pos_->read_pos_seen = pos_->read_pos.load(std::memory_order_acquire);
-    room = ring_capacity - static_cast<std::size_t>(w - pos_->read_pos_seen);
+    std::uint64_t r;
+    if (!load_peer_read(r)) return 0;
+    cursor_->peer_seen = r;
+    room = ring_capacity - static_cast<std::size_t>(w - r);
   }
   const std::size_t a = std::min(first.size(), room);
   const std::size_t b = std::min(second.size(), room - a);
   if (a + b == 0) return 0;
   if (a) copy_in(data_, w, first.data(), a);
   if (b) copy_in(data_, w + a, second.data(), b);
-  pos_->write_pos.store(w + a + b, std::memory_order_seq_cst);  // orders it before the peer-asleep check
+  cursor_->own = w + a + b;
+  pos_->write_pos.store(cursor_->own, std::memory_order_seq_cst);  // orders it before the peer-asleep check
   return a + b;
 }
 
 std::span<const std::byte> ring::peek() const {
-  const std::uint64_t r = pos_->read_pos.load(std::memory_order_relaxed);
-  const std::uint64_t w = pos_->write_pos.load(std::memory_order_acquire);
+  const std::uint64_t r = cursor_->own;
+  std::uint64_t w;
+  if (!load_peer_write(w)) return {};
   const std::size_t at = r & (ring_capacity - 1);
   return {data_ + at, std::min(static_cast<std::size_t>(w - r), ring_capacity - at)};
 }
@@ -77,27 +110,35 @@ region region::attach(int fd) {
 }
 
 region::region(region&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), header_(std::exchange(other.header_, nullptr)) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      header_(std::exchange(other.header_, nullptr)),
+      to_worker_cursor_(other.to_worker_cursor_),
+      to_host_cursor_(other.to_host_cursor_) {}
 
 region& region::operator=(region&& other) noexcept {
   if (this != &other) {
     this->~region();
     fd_ = std::exchange(other.fd_, -1);
     header_ = std::exchange(other.header_, nullptr);
+    to_worker_cursor_ = other.to_worker_cursor_;
+    to_host_cursor_ = other.to_host_cursor_;
   }
   return *this;
+}
+
+std::string region::broken_reason() const {
+  auto describe = [](const char* which, const ring_cursor& c) {
+    return std::string(which) + " ring position " + std::to_string(c.bad_position) + " is out of range (own position " +
+           std::to_string(c.own) + ", capacity " + std::to_string(ring_capacity) + ")";
+  };
+  if (to_worker_cursor_.broken) return describe("its read", to_worker_cursor_);
+  if (to_host_cursor_.broken) return describe("its write", to_host_cursor_);
+  return {};
 }
 
 region::~region() {
   if (header_) ::munmap(header_, region_size);
   if (fd_ >= 0) ::close(fd_);
-}
-
-ring region::to_worker() const {
-  return ring(&header_->to_worker, reinterpret_cast<std::byte*>(header_ + 1));
-}
-ring region::to_host() const {
-  return ring(&header_->to_host, reinterpret_cast<std::byte*>(header_ + 1) + ring_capacity);
 }
 
 void idle_backoff::pause() {

@@ -7,12 +7,19 @@
 // shared by all workers (so one epoll covers every worker and the pidfds that report deaths).
 // A side only pays for a wake-up syscall when the peer announced it is sleeping (Dekker-style
 // flags, all sequentially consistent).
+//
+// The region is shared with a less trusted side (a worker runs user code that can scribble on
+// it), so each side keeps the positions it owns in private memory (ring_cursor) and checks every
+// position it reads from the region before using it: a peer position out of range marks the
+// ring broken, and a broken ring reads as empty and full, so nothing is copied out of bounds.
+// The owner of the cursor (the host) then treats the peer as crashed.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 namespace cppless::local {
 
@@ -21,10 +28,17 @@ inline constexpr std::size_t ring_capacity = std::size_t{1} << 20;  // per direc
 struct alignas(64) ring_positions {
   std::atomic<std::uint64_t> write_pos{0};
   alignas(64) std::atomic<std::uint64_t> read_pos{0};
-  // The writer's last look at read_pos, on a line of its own that only the writer touches: it
-  // reads the reader's line again only when this says the ring may be full, so a write does not
-  // wait for that line to come over from the reader's core every time.
-  alignas(64) std::uint64_t read_pos_seen = 0;
+};
+
+// One side's private view of a ring: the position it owns (the peer's copy in the region is only
+// published, never read back) and its last validated look at the peer's position. The writer
+// reads the reader's line again only when `peer_seen` says the ring may be full, so a write does
+// not wait for that line to come over from the reader's core every time.
+struct ring_cursor {
+  std::uint64_t own = 0;
+  std::uint64_t peer_seen = 0;
+  bool broken = false;  // the peer published a position out of range; sticky
+  std::uint64_t bad_position = 0;  // what it published, for the message
 };
 
 struct alignas(64) region_header {
@@ -40,18 +54,19 @@ struct alignas(64) region_header {
 
 inline constexpr std::size_t region_size = sizeof(region_header) + 2 * ring_capacity;
 
-// One direction of a region, seen from either side.
+// One direction of a region, seen from either side. Every peer position is validated: reading,
+// 0 <= write - read <= capacity; writing, 0 <= write - read <= capacity (unsigned differences, so
+// a position behind or ahead of the valid window fails the same check).
 class ring {
  public:
-  ring(ring_positions* positions, std::byte* data) : pos_(positions), data_(data) {}
+  ring(ring_positions* positions, std::byte* data, ring_cursor* cursor)
+      : pos_(positions), data_(data), cursor_(cursor) {}
 
-  std::size_t readable() const {
-    return pos_->write_pos.load(std::memory_order_acquire) - pos_->read_pos.load(std::memory_order_relaxed);
-  }
-  std::size_t writable() const {
-    return ring_capacity -
-           (pos_->write_pos.load(std::memory_order_relaxed) - pos_->read_pos.load(std::memory_order_acquire));
-  }
+  // Reader side: bytes available (0 when broken).
+  std::size_t readable() const;
+  // Writer side: room left (0 when broken).
+  std::size_t writable() const;
+  bool broken() const { return cursor_->broken; }
   // Copies as much of `bytes` as fits; returns how much.
   std::size_t write_some(const std::byte* bytes, std::size_t size);
   // Copies as much of `first` and then `second` as fits, and publishes them together: a frame's
@@ -60,11 +75,20 @@ class ring {
   std::size_t write_some(std::span<const std::byte> first, std::span<const std::byte> second);
   // The contiguous readable bytes at the read position (may be fewer than readable()).
   std::span<const std::byte> peek() const;
-  void consume(std::size_t n) { pos_->read_pos.store(pos_->read_pos.load(std::memory_order_relaxed) + n, std::memory_order_release); }
+  // n must not exceed what peek() returned.
+  void consume(std::size_t n) {
+    cursor_->own += n;
+    pos_->read_pos.store(cursor_->own, std::memory_order_release);
+  }
 
  private:
+  // The peer's position, or nullopt (and the ring marked broken) when it is out of range.
+  bool load_peer_write(std::uint64_t& w) const;
+  bool load_peer_read(std::uint64_t& r) const;
+
   ring_positions* pos_;
   std::byte* data_;
+  ring_cursor* cursor_;
 };
 
 // A mapped region (memfd) and its two rings.
@@ -79,12 +103,20 @@ class region {
 
   int fd() const { return fd_; }
   region_header& header() const { return *header_; }
-  ring to_worker() const;
-  ring to_host() const;
+  // The two directions, each with this side's private cursor (a side writes one and reads the
+  // other, so one cursor per direction serves either side).
+  ring to_worker() { return ring(&header_->to_worker, data(), &to_worker_cursor_); }
+  ring to_host() { return ring(&header_->to_host, data() + ring_capacity, &to_host_cursor_); }
+  bool broken() const { return to_worker_cursor_.broken || to_host_cursor_.broken; }
+  // What was wrong, for the message that names the peer's crash.
+  std::string broken_reason() const;
 
  private:
+  std::byte* data() const { return reinterpret_cast<std::byte*>(header_ + 1); }
+
   int fd_ = -1;
   region_header* header_ = nullptr;
+  ring_cursor to_worker_cursor_, to_host_cursor_;
 };
 
 // How a side waits while it polls hot: the CPU's pause instruction for a few thousand rounds

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "shm_channel.hpp"
+#include "worker_process.hpp"
 
 #include <cppless/instance.hpp>
 #include <cppless/protocol.hpp>
@@ -19,7 +20,7 @@ namespace cppless::local {
 
 class uplink final : public backend {
  public:
-  uplink(region shared, int doorbell, std::chrono::microseconds hot_poll, pid_t host);
+  uplink(region shared, int doorbell, const worker_settings& settings, pid_t host);
 
   // The worker's main loop; returns the process exit code.
   int serve_forever();
@@ -40,11 +41,14 @@ class uplink final : public backend {
   void sleep_until_woken(clock::time_point until, bool for_room);
   void notify_host();          // after writing: the host may sleep waiting for frames
   void notify_host_of_room();  // after reading: the host may sleep waiting for room
+  // The host published a ring position out of range: nothing sane can follow, so exit.
+  void leave_if_broken() const;
 
   region shared_;
   ring in_, out_;
   int doorbell_;
   std::chrono::microseconds hot_poll_;
+  std::size_t max_payload_;
   pid_t host_;
   protocol::frame_decoder decoder_;
   std::mutex send_mutex_;  // user threads in a function may dispatch concurrently

@@ -26,13 +26,15 @@ std::shared_ptr<uplink>& uplink_slot() {
 
 std::shared_ptr<uplink> current_uplink() { return uplink_slot(); }
 
-uplink::uplink(region shared, int doorbell, std::chrono::microseconds hot_poll, pid_t host)
+uplink::uplink(region shared, int doorbell, const worker_settings& settings, pid_t host)
     : shared_(std::move(shared)),
       in_(shared_.to_worker()),
       out_(shared_.to_host()),
       doorbell_(doorbell),
-      hot_poll_(hot_poll),
-      host_(host) {}
+      hot_poll_(settings.hot_poll),
+      max_payload_(settings.max_payload),
+      host_(host),
+      decoder_(settings.max_payload) {}
 
 void uplink::notify_host() {
   if (shared_.header().host_sleeping.load(std::memory_order_seq_cst)) {
@@ -64,6 +66,14 @@ void uplink::sleep_until_woken(clock::time_point until, bool for_room) {
   }
   h.worker_sleeping.store(0, std::memory_order_relaxed);
   if (::getppid() != host_) std::_Exit(0);  // the host is gone; nobody wants our results
+  leave_if_broken();
+}
+
+void uplink::leave_if_broken() const {
+  if (!shared_.broken()) return;
+  std::fprintf(stderr, "cppless worker: shared memory with the host is corrupt (%s); exiting\n",
+               shared_.broken_reason().c_str());
+  std::_Exit(3);
 }
 
 void uplink::send(const protocol::frame_header& header, std::span<const std::byte> payload, bool wake) {
@@ -72,6 +82,7 @@ void uplink::send(const protocol::frame_header& header, std::span<const std::byt
   while (!head.empty() || !payload.empty()) {
     const std::size_t n = out_.write_some(head, payload);
     if (n == 0) {
+      leave_if_broken();
       notify_host();  // only the host can make room: it must be awake for that
       doorbell_owed_ = false;
       sleep_until_woken(clock::now() + std::chrono::milliseconds(100), true);
@@ -113,6 +124,7 @@ bool uplink::next_frame(protocol::frame_header& header, byte_buffer& payload, bo
       continue;
     }
     if (doorbell_owed_.exchange(false)) notify_host();  // out of work: the host must see every result
+    leave_if_broken();
     backoff.pause();
     if (round % 32 != 0) continue;  // the clock costs as much as a poll: read it now and then
     const auto now = clock::now();
@@ -133,12 +145,20 @@ void uplink::serve(const protocol::frame_header& call, byte_buffer&& payload) {
   protocol::frame_header reply;
   reply.kind = protocol::frame_kind::result;
   reply.call_id = call.call_id;
-  reply.code = out.code;
   reply.flags = served_++ == 0 ? protocol::flag_cold : 0;
+  if (out.code == protocol::status::ok && out.result.size() > max_payload_) {
+    // Refused here, at once: the host would take a frame over its limit for a broken worker.
+    out.code = protocol::status::too_large;
+    out.error_message = "cppless: result of " + std::to_string(out.result.size()) +
+                        " bytes exceeds the limit of " + std::to_string(max_payload_) +
+                        " bytes (local_options::max_payload)";
+    out.result = byte_buffer();
+  }
   if (out.code != protocol::status::ok) {
     out.result.clear();
     protocol::encode_failure(out.code, out.error_type, out.error_message, out.result);
   }
+  reply.code = out.code;
   reply.exec_ns = static_cast<std::uint64_t>(std::chrono::nanoseconds(tick_clock::now() - started).count());
   reply.payload_size = static_cast<std::uint32_t>(out.result.size());
   // With two more calls or more waiting here, a sleeping host need not wake for this result
@@ -171,8 +191,10 @@ void uplink::submit(invocation&& call, completion done) {
   h.function_id = call.function_id;
   h.fingerprint = call.fingerprint;
   h.payload_size = static_cast<std::uint32_t>(call.payload.size());
-  if (call.payload.size() > protocol::max_payload)
-    throw payload_too_large("cppless: nested call payload of " + std::to_string(call.payload.size()) + " bytes is too large");
+  if (call.payload.size() > max_payload_)
+    throw payload_too_large("cppless: nested call payload of " + std::to_string(call.payload.size()) + " bytes for " +
+                            call.function_name + " exceeds the limit of " + std::to_string(max_payload_) +
+                            " bytes (local_options::max_payload)");
   nested_.emplace(h.call_id, std::move(done));
   send(h, call.payload.span());
 }
@@ -182,7 +204,12 @@ void uplink::progress(std::unique_lock<std::mutex>& lock, clock::time_point unti
   byte_buffer payload;
   lock.unlock();
   const bool got = next_frame(h, payload, true, until);
-  if (got && h.kind == protocol::frame_kind::call) serve(h, std::move(payload));  // user code: unlocked
+  if (got && h.kind == protocol::frame_kind::call) {
+    // Out of turn: the host may think this call is still held behind the one that waits here.
+    // It must know before the function runs (if this process dies now, the call may have run).
+    send(protocol::frame_header{.kind = protocol::frame_kind::started, .call_id = h.call_id}, {});
+    serve(h, std::move(payload));  // user code: unlocked
+  }
   lock.lock();
   if (!got) return;
   if (h.kind == protocol::frame_kind::result) deliver(h, std::move(payload));
@@ -202,24 +229,28 @@ int uplink::serve_forever() {
         break;
       }
       case protocol::frame_kind::shutdown: return 0;
-      case protocol::frame_kind::waiting: return 3;
+      case protocol::frame_kind::waiting:
+      case protocol::frame_kind::started: return 3;  // only workers send these
     }
   }
 }
 
-// Entered from worker_main when CPPLESS_WORKER is set: "region_fd:doorbell_fd:hot_poll_us:host_pid".
+// Entered from worker_main when CPPLESS_WORKER is set:
+// "region_fd:doorbell_fd:hot_poll_us:host_pid:max_payload".
 int run_worker(const char* setting) {
   int region_fd = -1, doorbell = -1;
   long long hot_poll_us = 0, host = 0;
-  if (std::sscanf(setting, "%d:%d:%lld:%lld", &region_fd, &doorbell, &hot_poll_us, &host) != 4) {
+  unsigned long long max_payload = 0;
+  if (std::sscanf(setting, "%d:%d:%lld:%lld:%llu", &region_fd, &doorbell, &hot_poll_us, &host, &max_payload) != 5 ||
+      max_payload == 0 || max_payload > protocol::max_payload) {
     std::fprintf(stderr, "cppless worker: malformed CPPLESS_WORKER setting '%s'\n", setting);
     return 2;
   }
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != static_cast<pid_t>(host)) return 0;  // the host died before we got here
   try {
-    auto link = std::make_shared<uplink>(region::attach(region_fd), doorbell, std::chrono::microseconds(hot_poll_us),
-                                         static_cast<pid_t>(host));
+    const worker_settings settings{std::chrono::microseconds(hot_poll_us), static_cast<std::size_t>(max_payload)};
+    auto link = std::make_shared<uplink>(region::attach(region_fd), doorbell, settings, static_cast<pid_t>(host));
     uplink_slot() = link;
     return link->serve_forever();
   } catch (const std::exception& e) {

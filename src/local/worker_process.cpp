@@ -72,7 +72,7 @@ class spawner {
   std::deque<std::function<void()>> jobs_;
 };
 
-worker_process spawn_now(int region_fd, int doorbell_fd, std::chrono::microseconds hot_poll) {
+worker_process spawn_now(int region_fd, int doorbell_fd, const worker_settings& settings) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   // dup2 onto fixed numbers clears close-on-exec there: only these two fds reach the worker.
@@ -80,8 +80,8 @@ worker_process spawn_now(int region_fd, int doorbell_fd, std::chrono::microsecon
   posix_spawn_file_actions_adddup2(&actions, doorbell_fd, worker_doorbell_fd);
 
   std::string setting = std::string(worker_env) + "=" + std::to_string(worker_region_fd) + ":" +
-                        std::to_string(worker_doorbell_fd) + ":" + std::to_string(hot_poll.count()) + ":" +
-                        std::to_string(::getpid());
+                        std::to_string(worker_doorbell_fd) + ":" + std::to_string(settings.hot_poll.count()) + ":" +
+                        std::to_string(::getpid()) + ":" + std::to_string(settings.max_payload);
   std::vector<char*> env;
   for (char** e = environ; e && *e; ++e)
     if (std::strncmp(*e, "CPPLESS_WORKER=", 15) != 0) env.push_back(*e);
@@ -106,8 +106,8 @@ worker_process spawn_now(int region_fd, int doorbell_fd, std::chrono::microsecon
 
 }  // namespace
 
-worker_process spawn_worker(int region_fd, int doorbell_fd, std::chrono::microseconds hot_poll) {
-  return spawner::get().run([=] { return spawn_now(region_fd, doorbell_fd, hot_poll); });
+worker_process spawn_worker(int region_fd, int doorbell_fd, const worker_settings& settings) {
+  return spawner::get().run([=] { return spawn_now(region_fd, doorbell_fd, settings); });
 }
 
 std::string reap_worker(const worker_process& p) {

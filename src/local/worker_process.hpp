@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 
 namespace cppless::local {
@@ -18,8 +19,14 @@ struct worker_process {
   int pidfd = -1;  // readable once the process has exited
 };
 
+// What a worker is told at start (through the CPPLESS_WORKER variable).
+struct worker_settings {
+  std::chrono::microseconds hot_poll{0};
+  std::size_t max_payload = 0;  // results and nested calls above it fail with payload_too_large
+};
+
 // Starts /proc/self/exe as a worker attached to `region_fd`, ringing `doorbell_fd`.
-worker_process spawn_worker(int region_fd, int doorbell_fd, std::chrono::microseconds hot_poll);
+worker_process spawn_worker(int region_fd, int doorbell_fd, const worker_settings& settings);
 
 // Reaps an exited worker; returns "" for a clean exit, else a description of how it died
 // ("signal 11 (Segmentation fault)", "exit code 3").
