@@ -100,7 +100,9 @@ class sink {
     if (stopping_) {  // closed (stop() raced with these calls' ends): dropped
       spares.insert(spares.end(), records.begin(), records.end());
     } else {
+      const bool was_below = pending_.size() < wake_at;
       pending_.insert(pending_.end(), records.begin(), records.end());
+      if (was_below && pending_.size() >= wake_at) wake_.notify_one();  // else the writer looks every 100 ms
       if (spares.empty()) spares.swap(spare_);
     }
     records.clear();
@@ -134,7 +136,7 @@ class sink {
     write_header();
     for (;;) {
       wake_.wait_for(lock, std::chrono::milliseconds(100),
-                     [&] { return stopping_ || flush_requested_ > flush_done_ || pending_.size() >= 4096; });
+                     [&] { return stopping_ || flush_requested_ > flush_done_ || pending_.size() >= wake_at; });
       std::vector<call_record*> batch;
       batch.swap(pending_);
       const std::uint64_t request = flush_requested_;
@@ -292,6 +294,7 @@ class sink {
   double ns_per_tick_ = 1.0;
   std::mutex mutex_;
   std::condition_variable wake_, flushed_;
+  static constexpr std::size_t wake_at = 4096;  // pending records that wake the writer at once
   std::vector<call_record*> pending_, spare_;
   std::uint64_t flush_requested_ = 0, flush_done_ = 0;
   bool stopping_ = false;
