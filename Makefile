@@ -24,6 +24,7 @@ demo: build
 	@$(BUILD)/examples/nqueens/nqueens_example --n 14 --depth 3 --mode all
 	@$(BUILD)/examples/fib/fib_example --n 24 --cutoff 14
 	@$(BUILD)/examples/floorplan/floorplan_example --input examples/floorplan/inputs/input.15 --depth 4
+	@bash examples/lease/demo.sh $(BUILD)
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300

@@ -104,12 +104,18 @@ int main(int argc, char** argv) {
   const int rounds = std::atoi(arg(argc, argv, "--rounds", quick ? "1" : "3").c_str());
   const std::string envs = arg(argc, argv, "--envs", "2");
   const std::string python = arg(argc, argv, "--python", CPPLESS_VENV_PYTHON);
+  // --throttled-map: 40 two-second calls sent at once to a function limited to 4 environments
+  // (the server answers 429 beyond, as Lambda does); the ideal is 10 waves of 2 s = 20 s.
+  const bool throttled_map =
+      std::find_if(argv + 1, argv + argc, [](const char* a) { return std::strcmp(a, "--throttled-map") == 0; }) != argv + argc;
   char tmpl[] = "/tmp/bench-aws.XXXXXX";
   const std::string dir = ::mkdtemp(tmpl);
-  const pid_t server = spawn({LAMBDA_SERVER, "--port", "0", "--port-file", dir + "/port", "--tls", dir + "/ca.pem",
-                              "--key", "AKIDBENCH:bench-secret", "--any-function", self_exe(), "--concurrency", envs,
-                              "--work-dir", dir + "/work"},
-                             true);
+  std::vector<std::string> server_args = {LAMBDA_SERVER, "--port", "0", "--port-file", dir + "/port", "--tls",
+                                          dir + "/ca.pem", "--key", "AKIDBENCH:bench-secret", "--any-function",
+                                          self_exe(), "--concurrency", throttled_map ? "4" : envs, "--work-dir",
+                                          dir + "/work"};
+  if (throttled_map) server_args.push_back("--throttle");
+  const pid_t server = spawn(server_args, true);
   int port = 0;
   for (int i = 0; i < 1000 && !port; ++i) {
     std::ifstream in(dir + "/port");
@@ -128,7 +134,33 @@ int main(int argc, char** argv) {
     options.connections = static_cast<unsigned>(std::atoi(arg(argc, argv, "--connections", "16").c_str()));
     auto dispatcher = cppless::aws_dispatcher::from_env(options);
     auto inst = dispatcher.create_instance();
-    run(inst, 200, 64, "warmup");
+    if (throttled_map) {
+      for (int round = 0; round < rounds; ++round) {
+        const auto before = dispatcher.totals();
+        std::vector<int> out(40);
+        const auto t0 = steady::now();
+        for (int i = 0; i < 40; ++i)
+          cppless::dispatch(inst, [](int v) {
+            std::this_thread::sleep_for(std::chrono::seconds(2));
+            return v;
+          }, out[static_cast<std::size_t>(i)], i);
+        int failed = 0;
+        for (int i = 0; i < 40; ++i) {
+          try {
+            inst.wait_one();
+          } catch (const std::exception&) {
+            ++failed;
+          }
+        }
+        const double s = std::chrono::duration<double>(steady::now() - t0).count();
+        const auto after = dispatcher.totals();
+        std::printf("{\"bench\":\"aws_throttled_map\",\"calls\":40,\"concurrency\":4,\"call_s\":2,\"ideal_s\":20,"
+                    "\"seconds\":%.2f,\"retries\":%llu,\"failed\":%d}\n",
+                    s, static_cast<unsigned long long>(after.retries - before.retries), failed);
+        std::fflush(stdout);
+      }
+    }
+    if (!throttled_map) run(inst, 200, 64, "warmup");
 
     // boto3 with a thread pool, same server, same function, same request body.
     const cppless::entry* e = nullptr;
@@ -137,7 +169,7 @@ int main(int argc, char** argv) {
     const bool boto3 = e && ::access(python.c_str(), X_OK) == 0;
 
     // Rounds alternate the two clients, so a busy spell of this shared machine hits both.
-    for (int round = 0; round < rounds; ++round) {
+    for (int round = 0; round < (throttled_map ? 0 : rounds); ++round) {
       for (int inflight : {1, 64, 1000}) run(inst, inflight == 1 ? std::min(calls, 1000) : calls, inflight, "cppless");
       if (!boto3) continue;
       const std::string name = dispatcher.function_name(e->id, e->config);
@@ -151,7 +183,7 @@ int main(int argc, char** argv) {
     }
 
     // The client alone: dispatch (encode, base64, hand-over to the I/O thread) of 10,000 calls.
-    for (int round = 0; round < rounds; ++round) {
+    for (int round = 0; round < (throttled_map ? 0 : rounds); ++round) {
       std::vector<int> out(10000);
       const auto t0 = steady::now();
       for (int i = 0; i < 10000; ++i) cppless::dispatch(inst, [](int x) { return x; }, out[static_cast<std::size_t>(i)], i);

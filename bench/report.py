@@ -20,6 +20,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+from report_lease import block_lease, lease_figures, lease_goals
+
 # --- loading ------------------------------------------------------------------------------------
 
 
@@ -1004,6 +1006,52 @@ def block_goals(goal_rows):
 # --- the document -------------------------------------------------------------------------------
 
 
+def block_aws_lambda_os(records):
+    """Packages for the Lambda OS (bench/aws_lambda_os_bench.py) and the throttled map
+    (bench_aws --throttled-map), both written to aws_lambda_os.jsonl by hand-run commands: run.sh
+    does not run them (they take minutes and qemu), so no step-log filter applies."""
+    recs = [r for r in records if r.get("_file") == "aws_lambda_os.jsonl"]
+    if not recs:
+        return "_aws_lambda_os.jsonl: not measured._"
+    lines = ["From `bench/results/aws_lambda_os.jsonl`, written by `bench/aws_lambda_os_bench.py` "
+             "(packages of `aws_app`'s function builds, cold starts under the local Lambda server) and "
+             "`bench_aws --throttled-map`; medians over the rounds, lowest – highest in brackets.", ""]
+    packages = [r for r in recs if r.get("bench") == "aws_package"]
+    if packages:
+        lines += ["| package | zip | unzipped | files |", "|---|---|---|---|"]
+        for r in packages:
+            lines.append(f"| {r['architecture']} | {r['zip_bytes'] / 1024:,.0f} KiB | "
+                         f"{r['unzipped_bytes'] / 1024:,.0f} KiB | {r['files']} |")
+        lines.append("")
+    cold = [r for r in recs if r.get("bench") == "aws_cold_start"]
+    if cold:
+        lines += ["| cold start | rounds | first call (new environment) | Init Duration | warm call |",
+                  "|---|---|---|---|---|"]
+        for arch in sorted({r["architecture"] for r in cold}):
+            rs = [r for r in cold if r["architecture"] == arch]
+            def cell(key):
+                fig = Figure([r[key] for r in rs if r.get(key) is not None])
+                if not fig.ok:
+                    return "–"
+                return f"{fig.median:.1f} ms ({fig.lo:.1f} – {fig.hi:.1f})" if len(fig.values) > 1 else f"{fig.median:.1f} ms"
+            how = "under qemu-aarch64-static (context only)" if rs[0].get("emulated") else "native"
+            lines.append(f"| {arch}, {how} | {len(rs)} | {cell('cold_ms')} | {cell('init_ms')} | {cell('warm_ms')} |")
+        lines.append("")
+    tm = [r for r in recs if r.get("bench") == "aws_throttled_map"]
+    if tm:
+        fig = Figure([r["seconds"] for r in tm])
+        ideal = tm[0]["ideal_s"]
+        failed = sum(r["failed"] for r in tm)
+        retries = Figure([r["retries"] for r in tm])
+        spread = f" ({fig.lo:.1f} – {fig.hi:.1f})" if len(fig.values) > 1 else ""
+        lines.append(f"Throttled map: {tm[0]['calls']} calls of {tm[0]['call_s']} s sent at once to a function "
+                     f"limited to {tm[0]['concurrency']} environments (the server answers 429 beyond): "
+                     f"{fig.median:.1f} s{spread} over {len(tm)} run(s) against the ideal {ideal} s "
+                     f"({fig.median / ideal:.2f}x), {retries.median:.0f} retried 429s (median), "
+                     f"{failed} failed call(s).")
+    return "\n".join(lines).rstrip()
+
+
 def replace_blocks(text, blocks):
     for name, body in blocks.items():
         start, end = f"<!-- generated:{name} -->", f"<!-- /generated:{name} -->"
@@ -1038,6 +1086,8 @@ def main():
     if not isinstance(tracing, Unavailable):
         r = tracing["ratio"].median
         goal_rows.append(("tracing on adds ≤ 5% to the hot no-op call", fmt_ratio(r), r <= 1.05))
+    lease = lease_figures(records)
+    goal_rows += lease_goals(lease)
     blocks = {
         "meta": block_meta(meta),
         "goals": block_goals(goal_rows),
@@ -1054,11 +1104,19 @@ def main():
         "raytracer": block_raytracer(raytracer),
         "cost": block_cost(cost),
         "trace": block_trace(tracing),
+        "lease": block_lease(lease),
         "steps": block_steps(records),
     }
     text = open(doc).read() if os.path.exists(doc) else "# Performance\n"
     with open(doc, "w") as f:
         f.write(replace_blocks(text, blocks))
+    # docs/aws.md carries its own generated block (replaced only where its marker is).
+    aws_doc = os.path.join(os.path.dirname(doc), "aws.md")
+    if os.path.exists(aws_doc):
+        aws_text = open(aws_doc).read()
+        if "<!-- generated:aws-lambda-os -->" in aws_text:
+            with open(aws_doc, "w") as f:
+                f.write(replace_blocks(aws_text, {"aws-lambda-os": block_aws_lambda_os(records)}))
     for g, m, ok in goal_rows:
         print(f"{'?' if ok is None else ('met   ' if ok else 'MISSED')}  {g}: {m}", file=sys.stderr)
 

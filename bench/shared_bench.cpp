@@ -14,7 +14,7 @@
 //   bench_shared [--rounds N] [--quick]
 #include <cppless/cppless.hpp>
 #include <cppless/shared.hpp>
-#include <cppless/shared/local_redis.hpp>
+#include <cppless/testing/local_redis.hpp>
 
 #include <hiredis/hiredis.h>
 
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   }
   if (quick) rounds = 8;
 
-  sh::local_redis redis;
+  cppless::testing::local_redis redis;
   auto store = sh::store::connect(redis.url());
   std::fprintf(stderr, "bench_shared: redis-server %d on 127.0.0.1:%d, namespace %s\n", redis.pid(), redis.port(),
                store.ns().c_str());
@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   auto map = store.map<std::int64_t, std::int64_t>("map");
   map.put(1, 1);
   auto queue = store.queue<std::int64_t>("queue");
-  auto fut = store.future<std::int64_t>("future");
+  auto fut = store.write_once<std::int64_t>("future");
   fut.set(42);
   auto latch = store.latch("latch", 0);
   auto sem = store.semaphore("semaphore", 1);

@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libhiredis-dev redis-server libcurl4-openssl-dev libzip-dev libnghttp2-dev libssl-dev
   python3 python3-venv python3-pip
+  qemu-user-static libc6-arm64-cross
 )
 
 missing=()

@@ -24,7 +24,7 @@
 // Redis: CPPLESS_REDIS if set, else a private redis-server on a free loopback port.
 #include <cppless/cppless.hpp>
 #include <cppless/shared.hpp>
-#include <cppless/shared/local_redis.hpp>
+#include <cppless/testing/local_redis.hpp>
 
 #include "../common/args.hpp"
 
@@ -325,8 +325,8 @@ int main(int argc, char** argv) {
   options.hot_poll = std::chrono::microseconds(example::option_long(argc, argv, "--hot-poll-us", options.hot_poll.count()));
 
   // Redis for the shared bound: the configured one, or a private server for this run.
-  std::unique_ptr<cppless::shared::local_redis> own;
-  if (std::getenv("CPPLESS_REDIS") == nullptr) own = std::make_unique<cppless::shared::local_redis>();
+  std::unique_ptr<cppless::testing::local_redis> own;
+  if (std::getenv("CPPLESS_REDIS") == nullptr) own = std::make_unique<cppless::testing::local_redis>();
   auto store = own ? cppless::shared::store::connect(own->url()) : cppless::shared::store::from_env();
 
   // Serial.

@@ -51,11 +51,21 @@ struct aws_options {
   unsigned connections = 16;                // HTTP/2 connections to the endpoint
   unsigned streams_per_connection = 100;    // concurrent calls multiplexed on one connection
   bool http2 = true;                        // false: HTTP/1.1, one call per connection at a time
-  unsigned max_attempts = 8;                // per call, for 429, 5xx and lost connections
+  unsigned max_attempts = 8;                // per call, for 500/503/504 and lost connections
   std::chrono::milliseconds backoff_base{25};   // first retry waits up to this (full jitter)
-  std::chrono::milliseconds backoff_cap{2000};  // no wait is longer
+  std::chrono::milliseconds backoff_cap{2000};  // no wait for a 5xx retry is longer
+  // Throttling (429) is retried, with full-jitter backoff up to throttle_backoff_cap, for as long
+  // as the call is younger than retry_deadline (then aws_error 429). 502, other 4xx and function
+  // errors are never retried: they would run the function again or fail again.
+  std::chrono::milliseconds retry_deadline{std::chrono::minutes(5)};
+  std::chrono::milliseconds throttle_backoff_cap{5000};
+  // Calls of one Lambda function in flight at once; the rest wait in the client. 0: no cap.
+  // Default: Lambda's default account concurrency. Set it to a function's reserved concurrency
+  // to avoid 429s altogether.
+  unsigned max_in_flight_per_function = 1000;
   std::size_t max_request = std::size_t{6} << 20;  // Lambda's synchronous payload limit (bytes)
   bool log_tail = true;                     // ask for the log tail: billed duration per call
+  std::string qualifier;                    // a version or alias to invoke (`cppless deploy --publish ALIAS`); empty: $LATEST
 };
 
 // Totals over all calls of one dispatcher (cost and health at a glance).

@@ -256,7 +256,9 @@ F* load_closure(input_archive& ar, void* storage) {
 // Text describing the closure's layout (field types in order); hashed into the fingerprint.
 template <class F>
 std::string closure_layout() {
-  std::string text = std::to_string(sizeof(F)) + "/" + std::to_string(alignof(F)) + ":";
+  // A reflected closure travels field by field, so its size (which differs between standard
+  // libraries: std::string is 32 bytes in libstdc++, 24 in libc++) is not part of its layout.
+  std::string text;
   if constexpr (strategy_for<F>() == closure_strategy::reflect) {
 #if defined(__clang__) && __clang_major__ >= 15
     alignas(F) std::byte storage[sizeof(F)] = {};
@@ -265,7 +267,7 @@ std::string closure_layout() {
     text += hasher.text();
 #endif
   } else {
-    text += demangle(typeid(F).name());
+    text = std::to_string(sizeof(F)) + "/" + std::to_string(alignof(F)) + ":" + portable_type_name(typeid(F).name());
   }
   return text;
 }

@@ -59,6 +59,19 @@ template <class Config, class F, class... Args>
 struct function_entry {
   using result_type = std::decay_t<std::invoke_result_t<F&, std::decay_t<Args>&&...>>;
 
+  // Checked when the entry is first named (before its members are instantiated), so that this
+  // is the first error a user sees, not a cascade from the decoding code below.
+  static_assert((is_serializable_v<std::decay_t<Args>> && ...),
+                "cppless: an argument type is not serializable: give it a serialize(Archive&) member "
+                "(cereal convention), or save/load, or pass a supported type (see archive.hpp)");
+  static_assert((std::is_default_constructible_v<std::decay_t<Args>> && ...),
+                "cppless: an argument type is not default-constructible: the worker builds each argument "
+                "before decoding into it; add a default constructor (it may be private, with the archive "
+                "as friend) or wrap the value");
+  static_assert(std::is_void_v<result_type> || is_serializable_v<result_type>,
+                "cppless: the function's result type is not serializable: give it a serialize(Archive&) "
+                "member (cereal convention), or return a supported type (see archive.hpp)");
+
   static const entry& get() {
     static const entry& registered = registry::global().add(make());
     return registered;
@@ -70,13 +83,17 @@ struct function_entry {
 
   static entry make() {
     entry e;
-    const std::string signature = describe_signature({typeid(std::decay_t<Args>).name()...});
+    // Type names in their portable spelling: the same under libstdc++ and libc++ (identity.hpp).
+    std::string signature = "(";
+    ((signature += portable_type_name(typeid(std::decay_t<Args>).name()) + ","), ...);
+    if (signature.size() > 1) signature.pop_back();
+    signature += ")";
     e.name = type_name<F>();
     e.config = Config::values();
-    e.id = e.name + "#" + typeid(F).name() + signature + "[" + e.config.describe() + "]";
+    e.id = e.name + "#" + portable_type_name(typeid(F).name()) + signature + "[" + e.config.describe() + "]";
     e.id_hash = hash64(e.id);
-    e.fingerprint = hash64(closure_layout<F>() + signature + "->" + typeid(result_type).name() + "/v" +
-                           std::to_string(wire_version));
+    e.fingerprint = hash64(closure_layout<F>() + signature + "->" + portable_type_name(typeid(result_type).name()) +
+                           "/v" + std::to_string(wire_version));
     e.invoke = &invoke;
     return e;
   }

@@ -20,6 +20,10 @@
 
 namespace cppless {
 
+namespace local {
+class local_pool;
+}
+
 struct local_options {
   enum class start_mode { warm, cold };
 
@@ -32,9 +36,9 @@ struct local_options {
   // away from the workers). A call handed over but not started when its worker dies goes to
   // another worker: it never ran. 0: a worker gets its next call only after it returned a result.
   // From 2 on, a worker with two calls or more waiting wakes a sleeping host only when it is down
-  // to one (the host still looks every millisecond): for many short calls (n-queens N=14 in 2,744
-  // calls of ~80 us on 2 cores) 2 ran ~7% faster than 1; held calls are not taken back by an
-  // idle worker, so with calls of very unequal length keep 1.
+  // to one (the host still looks every millisecond), which spares the host wake-ups for many short
+  // calls; held calls are not taken back by an idle worker, so with calls of very unequal length
+  // keep 1.
   unsigned prefetch = 1;
   // Bigger call payloads fail at dispatch, bigger results at the worker, with payload_too_large
   // (at most protocol::max_payload, 1 GiB: a frame's hard cap).
@@ -65,7 +69,8 @@ class local_dispatcher {
 
  private:
   local_options options_;
-  std::shared_ptr<backend> backend_;
+  std::shared_ptr<backend> backend_;       // the pool, or inside a worker the link to its host
+  std::shared_ptr<local::local_pool> pool_;  // null inside a worker
 };
 
 }  // namespace cppless

@@ -21,11 +21,17 @@ std::optional<int> worker_main(int argc, char** argv);
 bool in_worker();
 
 namespace detail {
+// Bytes every cppless executable contains (worker_main.cpp keeps them), so that `cppless
+// manifest` recognises one before running it.
+inline constexpr char executable_marker[] = "CPPLESS-EXECUTABLE-MARKER-v1";
+
 // Other backends add their worker modes here (e.g. the AWS Lambda runtime loop when
 // AWS_LAMBDA_RUNTIME_API is set), from a static initialiser in an object file that the host
 // code already links. A mode returns an exit code if it recognised its environment and served.
 using worker_mode = std::optional<int> (*)(int argc, char** argv);
 void add_worker_mode(worker_mode mode);
+// Called by a mode that serves calls in this process: in_worker() is true from then on.
+void mark_worker_process();
 }  // namespace detail
 
 }  // namespace cppless

@@ -21,7 +21,8 @@ namespace cppless::aws {
 // until it is in the inbox, then the I/O thread, then (from the outbox) progress().
 struct pending_call {
   backend::completion done;
-  const invoke_target* target = nullptr;
+  invoke_target* target = nullptr;
+  bool holds_slot = false;  // counted in target->in_flight
   std::string function_name;  // readable entry name, for messages
   std::string body;
   long timeout_ms = 0;
@@ -29,13 +30,10 @@ struct pending_call {
   clock::time_point due;  // when a retry may go out
   unsigned attempt = 0;
 
-  CURL* easy = nullptr;  // while a request is out (from the client's pool of handles)
+  easy_handle easy;  // while a request is out (from the client's pool of handles)
   std::string response, request_id, function_error, error_type, log_result;
   outcome result;
 
-  ~pending_call() {
-    if (easy) curl_easy_cleanup(easy);
-  }
 };
 
 namespace {
@@ -167,16 +165,17 @@ invoke_client::invoke_client(const aws_options& options) : options_(options) {
                                   : CURL_HTTP_VERSION_1_1;
   if (http_version_ == CURL_HTTP_VERSION_1_1) options_.http2 = false;
   options_.max_attempts = std::max(1u, options_.max_attempts);
+  fallback_ca_ = fallback_ca_bundle(curl_version_info(CURLVERSION_NOW)->cainfo);
   build_headers();
 
-  CURLM* multi = curl_multi_init();
-  if (!multi) throw error("cppless aws: curl_multi_init failed");
+  multi_.reset(curl_multi_init());
+  if (!multi_) throw error("cppless aws: curl_multi_init failed");
+  CURLM* multi = multi_.get();
   curl_multi_setopt(multi, CURLMOPT_PIPELINING, options_.http2 ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING);
   curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(options_.connections));
   curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, static_cast<long>(options_.connections));
   curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(options_.connections));
   curl_multi_setopt(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, static_cast<long>(std::max(1u, options_.streams_per_connection)));
-  multi_ = multi;
   io_ = std::thread([this] { run(); });
 }
 
@@ -185,16 +184,15 @@ invoke_client::~invoke_client() {
     std::lock_guard io(io_mutex_);
     stop_ = true;
   }
-  curl_multi_wakeup(static_cast<CURLM*>(multi_));
+  curl_multi_wakeup(multi_.get());
   io_.join();
   // Calls still out belong to no instance any more (instances keep their backend alive).
   for (auto* c : inbox_) delete c;
   for (auto* c : outbox_) delete c;
   for (auto* c : waiting_) delete c;
-  for (auto* e : idle_easies_) curl_easy_cleanup(static_cast<CURL*>(e));
-  curl_multi_cleanup(static_cast<CURLM*>(multi_));
-  curl_slist_free_all(static_cast<curl_slist*>(headers_));
-  for (void* old : retired_headers_) curl_slist_free_all(static_cast<curl_slist*>(old));
+  for (auto& [id, target] : targets_)
+    for (auto* c : target->held) delete c;
+  // The handles (idle easies, the multi, the header lists) free themselves.
 }
 
 std::string invoke_client::function_name(const std::string& entry_id, const config_values& config) const {
@@ -204,7 +202,7 @@ std::string invoke_client::function_name(const std::string& entry_id, const conf
                                        arch_names[static_cast<int>(config.arch)]));
 }
 
-const invoke_target& invoke_client::target_for(const invocation& call) {
+invoke_target& invoke_client::target_for(const invocation& call) {
   auto it = targets_.find(call.function_id);
   if (it != targets_.end()) return *it->second;
   const entry* e = registry::global().find(call.function_id);
@@ -212,6 +210,11 @@ const invoke_target& invoke_client::target_for(const invocation& call) {
   auto t = std::make_unique<invoke_target>();
   t->lambda_name = function_name(e->id, e->config);
   t->url = options_.settings.endpoint + "/2015-03-31/functions/" + t->lambda_name + "/invocations";
+  if (!options_.qualifier.empty()) {
+    char* escaped = curl_easy_escape(nullptr, options_.qualifier.c_str(), static_cast<int>(options_.qualifier.size()));
+    t->url += std::string("?Qualifier=") + (escaped ? escaped : "");
+    curl_free(escaped);
+  }
   return *targets_.emplace(call.function_id, std::move(t)).first->second;
 }
 
@@ -240,7 +243,7 @@ void invoke_client::submit(invocation&& call, completion done) {
     inbox_.push_back(c.release());
   }
   // One wake-up per batch: the I/O thread takes the whole inbox at once.
-  if (was_empty) curl_multi_wakeup(static_cast<CURLM*>(multi_));
+  if (was_empty) curl_multi_wakeup(multi_.get());
 }
 
 void invoke_client::progress(std::unique_lock<std::mutex>& lock, clock::time_point until) {
@@ -282,8 +285,8 @@ void invoke_client::build_headers() {
   // (curl issue #11664) and AWS refuses a signed header the request lacks. HTTP/2 has no
   // 100-continue, and HTTP/1.1 asks for it only for bodies over 1 MB.
   // Requests still out may use the previous list: it is kept until the client ends.
-  if (headers_) retired_headers_.push_back(headers_);
-  headers_ = headers;
+  if (headers_) retired_headers_.push_back(std::move(headers_));
+  headers_.reset(headers);
 }
 
 void invoke_client::refresh_credentials_if_due() {
@@ -307,9 +310,9 @@ void invoke_client::refresh_credentials_if_due() {
   }
 }
 
-void* invoke_client::take_easy() {
+easy_handle invoke_client::take_easy() {
   if (!idle_easies_.empty()) {
-    void* e = idle_easies_.back();
+    easy_handle e = std::move(idle_easies_.back());
     idle_easies_.pop_back();
     return e;
   }
@@ -321,13 +324,14 @@ void* invoke_client::take_easy() {
   curl_easy_setopt(e, CURLOPT_AWS_SIGV4, sigv4_.c_str());
   curl_easy_setopt(e, CURLOPT_HTTP_VERSION, http_version_);
   if (!s.ca_bundle.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, s.ca_bundle.c_str());
+  else if (!fallback_ca_.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, fallback_ca_.c_str());
   curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &on_body);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &on_header);
-  return e;
+  return easy_handle(e);
 }
 
 void invoke_client::release_easy(pending_call* c) {
@@ -337,22 +341,39 @@ void invoke_client::release_easy(pending_call* c) {
   // bounded: a handle holds its buffers (~20 KB), and a burst of 10,000 calls in flight must not
   // leave 10,000 of them behind.
   constexpr std::size_t max_idle = 256;
-  if (idle_easies_.size() < max_idle) idle_easies_.push_back(c->easy);
-  else curl_easy_cleanup(static_cast<CURL*>(c->easy));
-  c->easy = nullptr;
+  if (idle_easies_.size() < max_idle) idle_easies_.push_back(std::move(c->easy));
+  c->easy.reset();
+}
+
+void invoke_client::release_slot(invoke_target* target) {
+  --target->in_flight;
+  while (!target->held.empty() && target->in_flight < options_.max_in_flight_per_function) {
+    pending_call* next = target->held.front();
+    target->held.pop_front();
+    start(next);
+  }
 }
 
 void invoke_client::start(pending_call* c) {
+  const unsigned cap = options_.max_in_flight_per_function;
+  if (cap && c->target->in_flight >= cap) {
+    c->target->held.push_back(c);  // admitted by release_slot when a call of this function ends
+    return;
+  }
+  ++c->target->in_flight;
+  c->holds_slot = true;
   if (!c->easy) {
-    auto* e = static_cast<CURL*>(take_easy());
+    c->easy = take_easy();
+    CURL* e = c->easy.get();
     if (!e) {
       c->result.error = std::make_exception_ptr(aws_error("cppless aws: curl_easy_init failed", 0, "ClientError"));
+      --c->target->in_flight;
+      c->holds_slot = false;
       complete(c);
       return;
     }
-    c->easy = e;
     // The credentials and the header list may have been refreshed since the handle was made.
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, static_cast<curl_slist*>(headers_));
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers_.get());
     curl_easy_setopt(e, CURLOPT_USERNAME, creds_.access_key_id.c_str());
     curl_easy_setopt(e, CURLOPT_PASSWORD, creds_.secret_access_key.c_str());
     curl_easy_setopt(e, CURLOPT_URL, c->target->url.c_str());
@@ -370,22 +391,27 @@ void invoke_client::start(pending_call* c) {
   c->log_result.clear();
   ++c->attempt;
   active_.insert(c);
-  if (curl_multi_add_handle(static_cast<CURLM*>(multi_), c->easy) != CURLM_OK) {
+  if (curl_multi_add_handle(multi_.get(), c->easy.get()) != CURLM_OK) {
     active_.erase(c);
     c->result.error = std::make_exception_ptr(aws_error("cppless aws: curl_multi_add_handle failed", 0, "ClientError"));
+    --c->target->in_flight;
+    c->holds_slot = false;
     complete(c);
   }
 }
 
-void invoke_client::retry_later(pending_call* c) {
+void invoke_client::retry_later(pending_call* c, bool throttled) {
   ++retries_;
-  // Full jitter (AWS architecture blog "Exponential Backoff And Jitter"): uniform in
-  // [0, min(cap, base * 2^attempt)], so throttled callers spread out instead of retrying in step.
+  // Full jitter (AWS architecture blog "Exponential Backoff And Jitter"; the SDKs' standard
+  // retry mode): uniform in [0, min(cap, base * 2^attempt)], so throttled callers spread out
+  // instead of retrying in step. A throttled call never waits past its retry deadline.
   thread_local std::minstd_rand rng{std::random_device{}()};
-  const auto ceiling = std::min<long long>(options_.backoff_cap.count(),
-                                           options_.backoff_base.count() << std::min(c->attempt - 1, 20u));
+  const auto cap = throttled ? options_.throttle_backoff_cap : options_.backoff_cap;
+  const auto ceiling =
+      std::min<long long>(cap.count(), options_.backoff_base.count() << std::min(c->attempt - 1, 20u));
   std::uniform_int_distribution<long long> pick(0, std::max(1LL, ceiling));
   c->due = clock::now() + std::chrono::milliseconds(pick(rng));
+  if (throttled) c->due = std::min(c->due, c->submitted + options_.retry_deadline);
   waiting_.push_back(c);
 }
 
@@ -403,10 +429,14 @@ void invoke_client::complete(pending_call* c) {
 
 void invoke_client::finished(pending_call* c, int curl_code) {
   const auto code = static_cast<CURLcode>(curl_code);
-  curl_multi_remove_handle(static_cast<CURLM*>(multi_), c->easy);
+  curl_multi_remove_handle(multi_.get(), c->easy.get());
   active_.erase(c);
+  if (c->holds_slot) {
+    c->holds_slot = false;
+    release_slot(c->target);
+  }
   long status = 0;
-  if (code == CURLE_OK) curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
+  if (code == CURLE_OK) curl_easy_getinfo(c->easy.get(), CURLINFO_RESPONSE_CODE, &status);
   release_easy(c);
   const bool attempts_left = c->attempt < options_.max_attempts;
   const std::string where = " [" + c->function_name + " as Lambda function " + c->target->lambda_name + "]";
@@ -415,7 +445,7 @@ void invoke_client::finished(pending_call* c, int curl_code) {
   out.stats.round_trip = clock::now() - c->submitted;
 
   if (code != CURLE_OK) {
-    if (is_connection_error(code) && attempts_left) return retry_later(c);
+    if (is_connection_error(code) && attempts_left) return retry_later(c, false);
     if (code == CURLE_OPERATION_TIMEDOUT)
       out.error = std::make_exception_ptr(timeout_error("cppless aws: no answer from Lambda within " +
                                                         std::to_string(c->timeout_ms / 1000) + " s" + where));
@@ -448,8 +478,12 @@ void invoke_client::finished(pending_call* c, int curl_code) {
     if (out.stats.cold) ++cold_;
     return complete(c);
   }
-  const bool retryable = status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
-  if (retryable && attempts_left) return retry_later(c);
+  // 502 is not retried: Lambda's 502s are permanent (bad response from the function, invalid
+  // runtime response), and a retry would run the function again.
+  const bool throttled = status == 429;
+  const bool retryable = throttled || status == 500 || status == 503 || status == 504;
+  if (throttled && clock::now() < c->submitted + options_.retry_deadline) return retry_later(c, true);
+  if (retryable && !throttled && attempts_left) return retry_later(c, false);
   auto [type, message] = service_error(*c);
   if (status == 404)
     out.error = std::make_exception_ptr(unknown_function(
@@ -458,13 +492,19 @@ void invoke_client::finished(pending_call* c, int curl_code) {
   else
     out.error = std::make_exception_ptr(
         aws_error("cppless aws: HTTP " + std::to_string(status) + " " + type + ": " + message +
-                      (retryable ? " (gave up after " + std::to_string(c->attempt) + " attempts)" : "") + where,
+                      (throttled ? " (still throttled after " + std::to_string(c->attempt) + " attempts over " +
+                                       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                          clock::now() - c->submitted).count()) +
+                                       " ms: the retry deadline)"
+                       : retryable ? " (gave up after " + std::to_string(c->attempt) + " attempts)"
+                                   : "") +
+                      where,
                   static_cast<int>(status), type));
   complete(c);
 }
 
 void invoke_client::run() {
-  auto* multi = static_cast<CURLM*>(multi_);
+  CURLM* multi = multi_.get();
   std::vector<pending_call*> fresh;
   for (;;) {
     {
@@ -502,7 +542,7 @@ void invoke_client::run() {
   }
   // Transfers still running are abandoned (no instance is left to receive them).
   for (auto* c : active_) {
-    curl_multi_remove_handle(multi, c->easy);
+    curl_multi_remove_handle(multi, c->easy.get());
     delete c;
   }
   active_.clear();

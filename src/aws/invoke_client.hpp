@@ -8,6 +8,8 @@
 // is dropped by libcurl, so the retry goes out on a live or a fresh one.
 #pragma once
 
+#include "curl_handles.hpp"
+
 #include <cppless/aws.hpp>
 #include <cppless/instance.hpp>
 
@@ -31,6 +33,9 @@ struct pending_call;
 struct invoke_target {
   std::string lambda_name;
   std::string url;
+  // I/O thread only: calls out now, and calls waiting for a slot (max_in_flight_per_function).
+  unsigned in_flight = 0;
+  std::deque<pending_call*> held;
 };
 
 class invoke_client final : public backend {
@@ -49,20 +54,22 @@ class invoke_client final : public backend {
   void run();  // the I/O thread
   void start(pending_call* call);
   void finished(pending_call* call, int curl_code);
-  void retry_later(pending_call* call);
+  void retry_later(pending_call* call, bool throttled);
   void complete(pending_call* call);
-  void* take_easy();                      // CURL*: a reused handle, or a new one (null on failure)
+  easy_handle take_easy();                // a reused handle, or a new one (null on failure)
   void release_easy(pending_call* call);  // its handle goes back to the pool
   void build_headers();                   // headers_ from creds_ (the session token)
   void refresh_credentials_if_due();      // I/O thread
-  const invoke_target& target_for(const invocation& call);
+  invoke_target& target_for(const invocation& call);
+  void release_slot(invoke_target* target);  // a call of target is no longer out: admit a held one
 
   aws_options options_;
   std::string prefix_;
   std::string sigv4_;       // "aws:amz:<region>:lambda"
   long http_version_ = 0;   // CURL_HTTP_VERSION_*
-  void* multi_ = nullptr;   // CURLM*
-  void* headers_ = nullptr; // curl_slist*: the headers every request carries
+  std::string fallback_ca_; // the system's CA bundle where libcurl's compiled-in path is missing
+  multi_handle multi_;
+  header_list headers_;     // the headers every request carries
   std::unordered_map<std::uint64_t, std::unique_ptr<invoke_target>> targets_;  // by function id; submitters only
 
   std::mutex io_mutex_;  // inbox_, outbox_, stop_; taken after the backend mutex, never before
@@ -74,11 +81,11 @@ class invoke_client final : public backend {
   // Owned by the I/O thread.
   std::vector<pending_call*> waiting_;  // retries not yet due
   std::unordered_set<pending_call*> active_;  // attached to the multi handle
-  std::vector<void*> idle_easies_;            // CURL* handles between calls
+  std::vector<easy_handle> idle_easies_;      // handles between calls
   credentials creds_;                         // refreshed before they expire (credential_process)
   std::chrono::system_clock::time_point creds_expire_ = std::chrono::system_clock::time_point::max();
   std::chrono::system_clock::time_point next_refresh_attempt_{};
-  std::vector<void*> retired_headers_;        // curl_slist* lists of earlier credentials
+  std::vector<header_list> retired_headers_;  // lists of earlier credentials (requests may still use them)
 
   std::atomic<std::uint64_t> calls_{0}, failed_{0}, cold_{0}, retries_{0}, billed_ms_{0}, credential_refreshes_{0};
   std::thread io_;

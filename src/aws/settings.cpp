@@ -104,12 +104,12 @@ std::vector<std::string> split_command(const std::string& line) {
     in_word = true;
     if (c == '\'') {
       const auto end = line.find('\'', i + 1);
-      if (end == std::string::npos) throw error("cppless aws: credential_process: unmatched ' in: " + line);
+      if (end == std::string::npos) throw error("cppless aws: credential_process: unmatched ' (the command line is not shown: it may hold secrets)");
       word.append(line, i + 1, end - i - 1);
       i = end;
     } else if (c == '"') {
       for (++i;; ++i) {
-        if (i >= line.size()) throw error("cppless aws: credential_process: unmatched \" in: " + line);
+        if (i >= line.size()) throw error("cppless aws: credential_process: unmatched \" (the command line is not shown: it may hold secrets)");
         if (line[i] == '"') break;
         if (line[i] == '\\' && i + 1 < line.size() && (line[i + 1] == '"' || line[i + 1] == '\\')) ++i;
         word += line[i];
@@ -126,12 +126,23 @@ std::vector<std::string> split_command(const std::string& line) {
 
 // Runs the profile's credential_process (the AWS CLI's "sourcing credentials with an external
 // process"): it prints {"Version": 1, "AccessKeyId", "SecretAccessKey", "SessionToken"?,
-// "Expiration"?} on stdout. A failure names the command and what it wrote on stderr, never its
-// stdout (which holds the secret).
+// "Expiration"?} on stdout. A failure names the command (its first word), never its arguments,
+// its stderr or its stdout (which may hold secrets).
 credentials run_credential_process(const std::string& command, const std::string& source) {
   const std::vector<std::string> words = split_command(command);
   if (words.empty()) throw error("cppless aws: credential_process of " + source + " is empty");
   const std::string what = "cppless aws: credential_process '" + words[0] + "' of " + source;
+  // A helper that does not finish (waiting for a login that never comes) is killed: nothing hangs.
+  long timeout_s = 60;
+  if (const std::string t = env("CPPLESS_CREDENTIAL_PROCESS_TIMEOUT_S"); !t.empty()) {
+    char* end = nullptr;
+    errno = 0;
+    timeout_s = std::strtol(t.c_str(), &end, 10);
+    if (*end != '\0' || errno != 0 || timeout_s <= 0 || timeout_s > 86'400) {
+      throw error("cppless aws: CPPLESS_CREDENTIAL_PROCESS_TIMEOUT_S='" + t +
+                  "' is not a number of seconds from 1 to 86400");
+    }
+  }
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0) throw error(what + ": pipe: " + std::strerror(errno));
   if (::pipe2(err, O_CLOEXEC) != 0) {
@@ -157,14 +168,7 @@ credentials run_credential_process(const std::string& command, const std::string
     ::close(err[0]);
     throw error(what + " could not be started: " + std::strerror(rc));
   }
-  // Both pipes are drained together, so a chatty stderr cannot block the process. A helper that
-  // does not finish (waiting for a login that never comes) is killed: nothing hangs.
-  long timeout_s = 60;
-  if (const std::string t = env("CPPLESS_CREDENTIAL_PROCESS_TIMEOUT_S"); !t.empty()) {
-    char* end = nullptr;
-    timeout_s = std::strtol(t.c_str(), &end, 10);
-    if (*end != '\0' || timeout_s <= 0) timeout_s = 60;
-  }
+  // Both pipes are drained together, so a chatty stderr cannot block the process.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   std::string stdout_text, stderr_text;
   pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
@@ -201,12 +205,16 @@ credentials run_credential_process(const std::string& command, const std::string
   if (timed_out)
     throw error(what + " did not finish within " + std::to_string(timeout_s) +
                 " s and was stopped (CPPLESS_CREDENTIAL_PROCESS_TIMEOUT_S sets the limit)");
-  while (!stderr_text.empty() && (stderr_text.back() == '\n' || stderr_text.back() == '\r')) stderr_text.pop_back();
+  // Its stderr is not quoted either: a helper may print tokens there (debug output, a login URL).
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw error(what + " failed (" +
                 (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
                                    : "signal " + std::to_string(WTERMSIG(status))) +
-                ")" + (stderr_text.empty() ? "" : ": " + stderr_text));
+                ")" +
+                (stderr_text.empty() ? std::string()
+                                     : "; it wrote " + std::to_string(stderr_text.size()) +
+                                           " bytes on stderr, not shown here as they may hold secrets: run it "
+                                           "yourself to read them"));
   const auto doc = nlohmann::json::parse(stdout_text, nullptr, false);
   if (!doc.is_object()) throw error(what + " did not print a JSON object");
   if (doc.value("Version", 0) != 1)
@@ -304,6 +312,13 @@ std::string settings::describe() const {
   return "region " + region + ", endpoint " + endpoint + ", key " + creds.access_key_id + " from " + creds.source +
          (creds.session_token.empty() ? "" : " (with session token)") +
          (creds.expiration.empty() ? "" : ", expiring " + creds.expiration);
+}
+
+std::string fallback_ca_bundle(const char* builtin, std::span<const char* const> candidates) {
+  if (builtin && *builtin && ::access(builtin, R_OK) == 0) return {};
+  for (const char* path : candidates)
+    if (::access(path, R_OK) == 0) return path;
+  return {};
 }
 
 }  // namespace cppless::aws

@@ -11,13 +11,9 @@
 
 namespace cppless {
 
-namespace local {
-int run_worker(const char* setting);
-}
-
 namespace {
 // Lets `cppless manifest` recognise a cppless executable before it runs it.
-[[gnu::used]] const char executable_marker[] = "CPPLESS-EXECUTABLE-MARKER-v1";
+[[gnu::used]] const char* const kept_marker = detail::executable_marker;
 
 bool& worker_flag() {
   static bool flag = false;
@@ -35,6 +31,7 @@ std::vector<worker_mode>& extra_modes() {
 }
 }  // namespace
 void add_worker_mode(worker_mode mode) { extra_modes().push_back(mode); }
+void mark_worker_process() { worker_flag() = true; }
 }  // namespace detail
 
 std::optional<int> worker_main(int argc, char** argv) {
@@ -44,12 +41,6 @@ std::optional<int> worker_main(int argc, char** argv) {
     std::fputc('\n', stdout);
     std::fflush(stdout);
     return 0;
-  }
-  if (const char* setting = std::getenv("CPPLESS_WORKER"); setting && *setting) {
-    std::string copy = setting;
-    ::unsetenv("CPPLESS_WORKER");  // programs a function starts are not workers
-    worker_flag() = true;
-    return local::run_worker(copy.c_str());
   }
   for (auto mode : detail::extra_modes()) {
     if (auto code = mode(argc, argv)) return code;

@@ -65,7 +65,7 @@ void uplink::sleep_until_woken(clock::time_point until, bool for_room) {
     futex_wait(h.worker_seq, seen, static_cast<std::uint32_t>(std::clamp<long long>(left, 1, 100)));
   }
   h.worker_sleeping.store(0, std::memory_order_relaxed);
-  if (::getppid() != host_) std::_Exit(0);  // the host is gone; nobody wants our results
+  if (::getppid() != host_) std::_Exit(worker_exit::clean);  // the host is gone; nobody wants our results
   leave_if_broken();
 }
 
@@ -73,7 +73,7 @@ void uplink::leave_if_broken() const {
   if (!shared_.broken()) return;
   std::fprintf(stderr, "cppless worker: shared memory with the host is corrupt (%s); exiting\n",
                shared_.broken_reason().c_str());
-  std::_Exit(3);
+  std::_Exit(worker_exit::protocol_violation);
 }
 
 void uplink::send(const protocol::frame_header& header, std::span<const std::byte> payload, bool wake) {
@@ -213,7 +213,7 @@ void uplink::progress(std::unique_lock<std::mutex>& lock, clock::time_point unti
   lock.lock();
   if (!got) return;
   if (h.kind == protocol::frame_kind::result) deliver(h, std::move(payload));
-  else if (h.kind == protocol::frame_kind::shutdown) std::_Exit(0);
+  else if (h.kind == protocol::frame_kind::shutdown) std::_Exit(worker_exit::clean);
 }
 
 int uplink::serve_forever() {
@@ -228,9 +228,9 @@ int uplink::serve_forever() {
         deliver(h, std::move(payload));
         break;
       }
-      case protocol::frame_kind::shutdown: return 0;
+      case protocol::frame_kind::shutdown: return worker_exit::clean;
       case protocol::frame_kind::waiting:
-      case protocol::frame_kind::started: return 3;  // only workers send these
+      case protocol::frame_kind::started: return worker_exit::protocol_violation;  // only workers send these
     }
   }
 }
@@ -244,10 +244,10 @@ int run_worker(const char* setting) {
   if (std::sscanf(setting, "%d:%d:%lld:%lld:%llu", &region_fd, &doorbell, &hot_poll_us, &host, &max_payload) != 5 ||
       max_payload == 0 || max_payload > protocol::max_payload) {
     std::fprintf(stderr, "cppless worker: malformed CPPLESS_WORKER setting '%s'\n", setting);
-    return 2;
+    return worker_exit::bad_setup;
   }
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != static_cast<pid_t>(host)) return 0;  // the host died before we got here
+  if (::getppid() != static_cast<pid_t>(host)) return worker_exit::clean;  // the host died before we got here
   try {
     const worker_settings settings{std::chrono::microseconds(hot_poll_us), static_cast<std::size_t>(max_payload)};
     auto link = std::make_shared<uplink>(region::attach(region_fd), doorbell, settings, static_cast<pid_t>(host));
@@ -255,7 +255,7 @@ int run_worker(const char* setting) {
     return link->serve_forever();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cppless worker: %s\n", e.what());
-    return 2;
+    return worker_exit::bad_setup;
   }
 }
 

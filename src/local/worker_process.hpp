@@ -14,6 +14,13 @@ inline constexpr int worker_region_fd = 200;
 inline constexpr int worker_doorbell_fd = 201;
 inline constexpr const char* worker_env = "CPPLESS_WORKER";
 
+// How a worker process ends on its own (the host reports other ends by signal).
+namespace worker_exit {
+inline constexpr int clean = 0;               // shut down by the host, or the host is gone
+inline constexpr int bad_setup = 2;           // malformed CPPLESS_WORKER, unusable shared memory
+inline constexpr int protocol_violation = 3;  // the host sent what only a worker may send, or corrupt ring positions
+}  // namespace worker_exit
+
 struct worker_process {
   pid_t pid = -1;
   int pidfd = -1;  // readable once the process has exited

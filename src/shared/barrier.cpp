@@ -14,7 +14,7 @@ const detail::kind_info& barrier::kind() {
 
 std::int64_t barrier::arrive_and_wait(milliseconds timeout) const {
   const auto deadline = detail::deadline_after(timeout);
-  detail::session ses(ref_.addr);
+  detail::session ses(ref_);
   detail::reply r = ses.script(ref_, detail::script::barrier_arrive, kind(), true, {});
   const std::string gen = r.str_at(1);
   const std::int64_t number = std::stoll(gen);
@@ -31,7 +31,7 @@ std::int64_t barrier::arrive_and_wait(milliseconds timeout) const {
     }
     detail::reply w = ses.script(ref_, detail::script::barrier_withdraw, kind(), true, {gen});
     if (w.int_at(0) == 1) return number;  // opened just before we gave up
-    throw shared::timeout("cppless::shared: barrier " + ref_.describe() + " (" + std::to_string(parties_) +
+    throw shared::wait_timeout("cppless::shared: barrier " + ref_.describe() + " (" + std::to_string(parties_) +
                           " parties): only " + std::to_string(w.int_at(1) + 1) + " had arrived " + detail::after(timeout) +
                           "; this arrival was withdrawn");
   }

@@ -1,6 +1,8 @@
 // hiredis connections: connect, authenticate, send (without SIGPIPE), read; and the pools.
 #include "connection.hpp"
 
+#include "cluster.hpp"
+
 #include <cppless/shared/errors.hpp>
 
 #include <hiredis/hiredis.h>
@@ -69,6 +71,19 @@ std::string strip_script_suffix(std::string msg) {
 
 }  // namespace
 
+bool is_transient(const reply& r) {
+  if (r.type != reply::kind::error) return false;
+  // "BUSY Redis is busy running a script": with the space, so BUSYKEY/BUSYGROUP are not matched.
+  for (std::string_view code : {"LOADING", "BUSY ", "TRYAGAIN", "MASTERDOWN", "CLUSTERDOWN"})
+    if (starts_with(r.str, code)) return true;
+  return false;
+}
+
+milliseconds time_left(clock::time_point deadline) {
+  if (deadline == clock::time_point::max()) return milliseconds::max();
+  return std::chrono::duration_cast<milliseconds>(deadline - clock::now());
+}
+
 // ---------------------------------------------------------------------------------------------
 // reply
 
@@ -97,51 +112,50 @@ void connection::close() noexcept {
   }
 }
 
-void connection::open() {
+void connection::open(clock::time_point deadline) {
   close();
   const settings& s = process_settings();
-  ctx = redisConnectWithTimeout(where.host.c_str(), where.port, to_timeval(s.connect_timeout));
+  const milliseconds left = time_left(deadline);
+  if (left <= milliseconds(0)) throw connect_failure("no time left in the retry budget");
+  ctx = redisConnectWithTimeout(where.host.c_str(), where.port, to_timeval(std::min(s.connect_timeout, left)));
   if (ctx == nullptr || ctx->err != 0) {
     std::string why = ctx != nullptr ? ctx->errstr : "out of memory";
     close();
     throw connect_failure(why);
   }
-  redisSetTimeout(ctx, to_timeval(s.command_timeout));
+  socket_timeout = milliseconds(-1);
   redisEnableKeepAlive(ctx);
   int one = 1;
   ::setsockopt(ctx->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // small requests: no Nagle delay
+  // AUTH and SELECT: an error reply is final (wrong password, no such database); a lost one is a
+  // failed connection attempt, retried like a refused connect.
+  auto setup = [&](std::span<const std::string_view> argv) {
+    reply r;
+    try {
+      r = exec(argv, std::max(milliseconds(1), std::min(s.command_timeout, time_left(deadline))));
+    } catch (const io_failure& e) {
+      throw connect_failure(e.what());
+    }
+    if (r.type == reply::kind::error) {
+      close();
+      if (is_transient(r)) throw connect_failure("Redis answered: " + r.str);
+      raise(r, where, nullptr, nullptr);
+    }
+  };
   if (!password.empty()) {
     std::vector<std::string_view> argv{"AUTH"};
     if (!where.user.empty()) argv.emplace_back(where.user);
     argv.emplace_back(password);
-    reply r;
-    try {
-      r = exec(argv);
-    } catch (const io_failure& e) {
-      throw connect_failure(e.what());
-    }
-    if (r.type == reply::kind::error) {
-      close();
-      raise(r, where, nullptr, nullptr);
-    }
+    setup(argv);
   }
   if (where.db != 0) {
     std::string db = std::to_string(where.db);
     std::string_view argv[] = {"SELECT", db};
-    reply r;
-    try {
-      r = exec(argv);
-    } catch (const io_failure& e) {
-      throw connect_failure(e.what());
-    }
-    if (r.type == reply::kind::error) {
-      close();
-      raise(r, where, nullptr, nullptr);
-    }
+    setup(argv);
   }
 }
 
-reply connection::exec(std::span<const std::string_view> argv, std::optional<milliseconds> read_timeout) {
+reply connection::exec(std::span<const std::string_view> argv, milliseconds read_timeout) {
   if (ctx == nullptr) throw io_failure("not connected");
   std::vector<const char*> ptrs(argv.size());
   std::vector<std::size_t> lens(argv.size());
@@ -170,7 +184,10 @@ reply connection::exec(std::span<const std::string_view> argv, std::optional<mil
     close();
     throw io_failure(failure);
   }
-  if (read_timeout) redisSetTimeout(ctx, to_timeval(*read_timeout));
+  if (read_timeout != socket_timeout) {
+    redisSetTimeout(ctx, to_timeval(read_timeout));
+    socket_timeout = read_timeout;
+  }
   void* raw = nullptr;
   int rc = redisGetReply(ctx, &raw);
   if (rc != REDIS_OK || raw == nullptr) {
@@ -183,7 +200,6 @@ reply connection::exec(std::span<const std::string_view> argv, std::optional<mil
   }
   reply out = convert(static_cast<redisReply*>(raw));
   freeReplyObject(raw);
-  if (read_timeout) redisSetTimeout(ctx, to_timeval(process_settings().command_timeout));
   return out;
 }
 
@@ -211,6 +227,11 @@ void raise(const reply& r, const address& where, const object_ref* obj, const ki
     throw type_mismatch("cppless::shared: " + what + " already exists with other parameters (" + rest("CPPLESS_PARAM") + ")");
   if (starts_with(msg, "CPPLESS_RANGE"))
     throw server_error("cppless::shared: " + what + ": " + rest("CPPLESS_RANGE") + " of the value type; nothing was changed");
+  if (starts_with(msg, "CPPLESS_USER"))
+    throw operation_error("cppless::shared: " + what + ": the operation raised: " + rest("CPPLESS_USER") +
+                          " (the object was left as it was)");
+  if (starts_with(msg, "CPPLESS_INDEX"))
+    throw index_out_of_range("cppless::shared: " + what + ": " + rest("CPPLESS_INDEX") + "; nothing was changed");
   if (starts_with(msg, "CPPLESS_FOREIGN"))
     throw type_mismatch("cppless::shared: " + what + " holds a Redis hash that cppless did not write");
   if (starts_with(msg, "WRONGTYPE"))
@@ -236,6 +257,7 @@ struct registry {
   std::mutex m;
   std::unordered_map<std::string, std::shared_ptr<pool>> pools;
   std::unordered_map<std::string, std::string> passwords;
+  std::unordered_map<std::string, std::shared_ptr<routing>> routings;
 };
 
 void lock_registry();
@@ -262,6 +284,9 @@ void reset_registry_in_child() {
     if (!p->drop_after_fork()) new std::shared_ptr<pool>(p);  // busy at fork time: leak, never touch
   }
   r.pools.clear();
+  // A routing may have been locked by another thread at fork time: leak them, start afresh.
+  for (auto& [key, route] : r.routings) new std::shared_ptr<routing>(route);
+  r.routings.clear();
   r.m.unlock();
 }
 
@@ -289,6 +314,24 @@ std::string password_for(const address& where) {
 }
 
 }  // namespace
+
+std::string password_of(const address& where) { return password_for(where); }
+
+void share_password(const address& from, const address& to) {
+  registry& r = reg();
+  std::lock_guard lock(r.m);
+  auto it = r.passwords.find(from.cache_key());
+  if (it != r.passwords.end() && r.passwords.find(to.cache_key()) == r.passwords.end())
+    r.passwords.emplace(to.cache_key(), it->second);
+}
+
+std::shared_ptr<routing> routing_for(const address& seed) {
+  registry& r = reg();
+  std::lock_guard lock(r.m);
+  auto& route = r.routings[seed.cache_key()];
+  if (!route) route = std::make_shared<routing>(seed);
+  return route;
+}
 
 std::unique_ptr<connection> pool::acquire() {
   {
@@ -326,12 +369,24 @@ std::shared_ptr<pool> pool_for(const address& where) {
 
 }  // namespace detail
 
-void register_password(const address& where, std::string password) {
-  detail::registry& r = detail::reg();
+void register_password(const address& where, std::string password) { detail::swap_password(where, std::move(password)); }
+
+namespace detail {
+
+std::optional<std::string> swap_password(const address& where, std::optional<std::string> password) {
+  registry& r = reg();
   std::lock_guard lock(r.m);
-  r.passwords[where.cache_key()] = std::move(password);
+  std::optional<std::string> before;
+  if (auto it = r.passwords.find(where.cache_key()); it != r.passwords.end()) {
+    before = std::move(it->second);
+    r.passwords.erase(it);
+  }
+  if (password) r.passwords[where.cache_key()] = std::move(*password);
   // Connections opened before (without or with another password) must not be reused.
   if (auto it = r.pools.find(where.cache_key()); it != r.pools.end()) r.pools.erase(it);
+  return before;
 }
+
+}  // namespace detail
 
 }  // namespace cppless::shared

@@ -28,6 +28,13 @@ struct connect_failure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A reply that means "not now, try again": the server is loading its data (LOADING), running a
+// long script (BUSY), migrating or failing over (TRYAGAIN, MASTERDOWN, CLUSTERDOWN). The command
+// did not run; it is resent, unchanged, within the retry budget.
+bool is_transient(const reply& r);
+// Time until the deadline (negative when past; milliseconds::max() for none).
+milliseconds time_left(clock::time_point deadline);
+
 struct connection {
   address where;
   std::string password;
@@ -41,13 +48,15 @@ struct connection {
   connection& operator=(const connection&) = delete;
 
   [[nodiscard]] bool is_open() const noexcept { return ctx != nullptr; }
-  // Connects, authenticates and selects the database. Throws connect_failure (retryable),
-  // auth_error (not).
-  void open();
+  // Connects, authenticates and selects the database, giving up at `deadline` (and after the
+  // connect timeout). Throws connect_failure (retryable), auth_error (not).
+  void open(clock::time_point deadline);
   void close() noexcept;
-  // Sends one command and reads its reply. read_timeout: nullopt = the command timeout,
-  // zero = none. Throws io_failure (and closes) when the connection breaks.
-  reply exec(std::span<const std::string_view> argv, std::optional<milliseconds> read_timeout = std::nullopt);
+  // Sends one command and reads its reply, waiting at most read_timeout (zero: without limit).
+  // Throws io_failure (and closes) when the connection breaks or the reply does not come in time.
+  reply exec(std::span<const std::string_view> argv, milliseconds read_timeout);
+
+  milliseconds socket_timeout{-1};  // what the socket is set to now (set only when it changes)
 };
 
 class pool {
@@ -68,6 +77,10 @@ class pool {
 
 // The pool of this process for an address (created on first use).
 std::shared_ptr<pool> pool_for(const address& where);
+// The password this process uses for an address (registry, then environment); "" for none.
+std::string password_of(const address& where);
+// Gives `to` (a cluster node) the password registered for `from` (the seed), unless it has one.
+void share_password(const address& from, const address& to);
 
 // Turns an error reply into the exception of errors.hpp that names its cause. obj/kind may be
 // null (plain commands).

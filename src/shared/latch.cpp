@@ -1,4 +1,4 @@
-// latch: count_down pushes one wake token per registered waiter when the count reaches zero.
+// latch: count_down wakes every registered waiter when the count reaches zero.
 #include <cppless/shared/errors.hpp>
 #include <cppless/shared/latch.hpp>
 #include <cppless/shared/wait.hpp>
@@ -19,10 +19,10 @@ std::int64_t latch::count_down(std::int64_t n) const {
 }
 
 void latch::wait(milliseconds timeout) const {
-  detail::session ses(ref_.addr);
+  detail::session ses(ref_);
   if (!detail::await_event(ses, ref_, kind(), detail::script::latch_register, detail::script::latch_withdraw,
                            detail::deadline_after(timeout)))
-    throw shared::timeout("cppless::shared: latch " + ref_.describe() + " did not reach zero " + detail::after(timeout) +
+    throw shared::wait_timeout("cppless::shared: latch " + ref_.describe() + " did not reach zero " + detail::after(timeout) +
                           " (count " + std::to_string(count()) + ")");
 }
 

@@ -6,7 +6,7 @@
 namespace cppless::shared::detail {
 
 std::optional<std::string> pop_item(const object_ref& obj, const kind_info& kind, clock::time_point deadline, bool block) {
-  session ses(obj.addr);
+  session ses(obj);
   reply r = ses.script(obj, script::queue_pop, kind, true, {});
   if (r.int_at(0) == 1) return r.str_at(1);
   if (!block) return std::nullopt;

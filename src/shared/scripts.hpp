@@ -14,4 +14,13 @@ struct script_source {
 
 const script_source& source_of(script s);
 
+// How long the server keeps a client's call record for an object after the client's last change
+// to it. A retry must arrive within it to be recognised; the retry budget is far shorter.
+inline constexpr milliseconds record_ttl{600'000};
+
+// The Lua of a user-defined operation's function (what runs between `function(KEYS, ARGV)` and
+// `end`): the type check, the call record when it changes state, the body run under pcall with the
+// object restored if it raises (error CPPLESS_USER <cause>), the result recorded.
+std::string wrap_user_operation(std::string_view body, bool changes);
+
 }  // namespace cppless::shared::detail

@@ -1,5 +1,5 @@
-// semaphore: acquire registers as a waiter when permits are short; release wakes up to n waiters,
-// which then retry (so a permit can go to a newcomer: not fair, like Java's default).
+// semaphore: acquire registers as a waiter when permits are short; release wakes every waiter,
+// each of which tries again (so a permit can go to a newcomer: not fair, like Java's default).
 #include <cppless/shared/errors.hpp>
 #include <cppless/shared/semaphore.hpp>
 #include <cppless/shared/wait.hpp>
@@ -23,14 +23,14 @@ void semaphore::acquire(std::int64_t n, milliseconds timeout) const {
   check_count(n, "acquire");
   const auto deadline = detail::deadline_after(timeout);
   const std::string count = std::to_string(n);
-  const std::string wake = ref_.sub_key("w");
-  detail::session ses(ref_.addr);
+  detail::session ses(ref_);
+  const std::string wake = detail::wake_list(ref_, ses);
   for (;;) {
     if (ses.script(ref_, detail::script::sem_acquire, kind(), true, {count, "1"}).int_at(0) == 1) return;
     std::optional<detail::reply> got = ses.blocking({"BLPOP", wake}, deadline);
     if (!got || !got->is_nil()) continue;  // woken (or connection lost): try again
     if (ses.script(ref_, detail::script::sem_withdraw, kind(), true, {count}).int_at(0) == 1) return;
-    throw shared::timeout("cppless::shared: semaphore " + ref_.describe() + ": " + count + " permit(s) not available " +
+    throw shared::wait_timeout("cppless::shared: semaphore " + ref_.describe() + ": " + count + " permit(s) not available " +
                           detail::after(timeout));
   }
 }

@@ -5,7 +5,7 @@ namespace cppless::shared::detail {
 
 bool await_event(session& ses, const object_ref& obj, const kind_info& kind, script register_script,
                  script withdraw_script, clock::time_point deadline) {
-  const std::string wake = obj.sub_key("w");
+  const std::string wake = wake_list(obj, ses);
   for (;;) {
     if (ses.script(obj, register_script, kind, true, {}).int_at(0) == 1) return true;
     for (;;) {
@@ -17,6 +17,8 @@ bool await_event(session& ses, const object_ref& obj, const kind_info& kind, scr
     }
   }
 }
+
+std::string wake_list(const object_ref& obj, const session& ses) { return obj.sub_key("t" + ses.client_id()); }
 
 std::string after(milliseconds timeout) {
   if (timeout == no_timeout) return "";

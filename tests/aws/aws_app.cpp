@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -42,7 +43,10 @@ int main(int argc, char** argv) {
   const long n = 100'000;
   std::vector<double> pis(static_cast<std::size_t>(tasks));
   using pi_config = cppless::config<cppless::with_memory<2048>, cppless::with_timeout<20>>;
-  auto pi_fn = [=](unsigned seed) { return pi_estimate(n, seed); };
+  // A std::string capture and a std::vector argument: their type names differ between libstdc++
+  // (this host build) and libc++ (the zig function build); the ids must not.
+  const std::string label = "pi";
+  auto pi_fn = [=](unsigned seed) { return pi_estimate(n + static_cast<long>(label.size()) - 2, seed); };
   for (int i = 0; i < tasks; ++i) cppless::dispatch<pi_config>(instance, pi_fn, pis[static_cast<std::size_t>(i)], static_cast<unsigned>(i));
 
   int board = 9;
@@ -50,8 +54,12 @@ int main(int argc, char** argv) {
   using queens_config = cppless::config<cppless::with_memory<256>, cppless::with_ephemeral_storage<1024>>;
   for (int c = 0; c < board; ++c)
     cppless::dispatch<queens_config>(
-        instance, [board](int col) { return queens(board, 1, 1u << col, (1u << col) << 1, (1u << col) >> 1); },
-        counts[static_cast<std::size_t>(c)], c);
+        instance,
+        [board](std::vector<int> cols) {
+          const int col = cols.at(0);
+          return queens(board, 1, 1u << col, (1u << col) << 1, (1u << col) >> 1);
+        },
+        counts[static_cast<std::size_t>(c)], std::vector<int>{c});
   cppless::wait(instance, static_cast<std::size_t>(tasks + board));
 
   double pi = 0;

@@ -75,14 +75,14 @@ class LocalServerDeploy(unittest.TestCase):
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def test_deploy_run_redeploy_list_remove(self):
-        out = run([CLI, "deploy", APP], self.env).stdout.split("\n")
+        out = run([CLI, "deploy", APP, "--no-os-check"], self.env).stdout.split("\n")
         created = [l.split()[1] for l in out if l.startswith("created")]
         self.assertEqual(len(created), 2, out)
         self.assertTrue(all(n.startswith("aws_app-") for n in created))
         result = run([APP, "6"], self.env)
         self.assertIn("same as local", result.stdout)
         self.assertIn("352 solutions", result.stdout)
-        again = run([CLI, "deploy", APP], self.env).stdout
+        again = run([CLI, "deploy", APP, "--no-os-check"], self.env).stdout
         self.assertEqual(again.count("unchanged"), 2, again)
         listed = run([CLI, "functions", "list", "--prefix", "aws_app"], self.env).stdout
         for name in created:
@@ -100,6 +100,65 @@ class LocalServerDeploy(unittest.TestCase):
         gone = run([APP, "2"], self.env, check=False)
         self.assertNotEqual(gone.returncode, 0)
         self.assertIn("cppless deploy", gone.stderr)
+
+
+class DeployWaitsUntilActive(unittest.TestCase):
+    """A scripted control plane whose functions stay Pending (or end Failed) for a while, as
+    Lambda's do after CreateFunction: deploy waits for State Active, and reports Failed with AWS's
+    reason instead of reporting success."""
+
+    def serve(self, states):
+        polls = {}
+
+        class Plane(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def answer(self, status, doc):
+                body = json.dumps(doc).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                name = self.path.split("/")[3]
+                if name not in polls:
+                    return self.answer(404, {"Type": "User", "message": "Function not found"})
+                polls[name] += 1
+                state = states[min(polls[name] - 1, len(states) - 1)]
+                self.answer(200, dict(FunctionName=name, **state))
+
+            def do_POST(self):
+                doc = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                polls[doc["FunctionName"]] = 0
+                self.answer(201, {"FunctionName": doc["FunctionName"], "State": "Pending"})
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Plane)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.shutdown)
+        return f"http://127.0.0.1:{server.server_address[1]}", polls
+
+    def test_waits_for_active(self):
+        pending = {"State": "Pending", "LastUpdateStatus": "InProgress"}
+        endpoint, polls = self.serve([pending, pending, pending, {"State": "Active", "LastUpdateStatus": "Successful"}])
+        out = run([CLI, "deploy", APP, "--no-os-check"], client_env(endpoint))
+        self.assertEqual(out.stdout.count("created"), 2, out.stdout)
+        self.assertEqual(sorted(polls.values()), [4, 4])  # polled until Active, not a poll more
+
+    def test_reports_failed_with_the_reason(self):
+        endpoint, _ = self.serve([{"State": "Pending"}, {"State": "Failed", "StateReasonCode": "InvalidImage",
+                                                        "StateReason": "bootstrap is not executable"}])
+        r = run([CLI, "deploy", APP, "--no-os-check"], client_env(endpoint), check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("failed to become active (InvalidImage: bootstrap is not executable)", r.stderr)
+
+    def test_wait_is_bounded(self):
+        endpoint, _ = self.serve([{"State": "Pending", "LastUpdateStatus": "InProgress"}])
+        r = run([CLI, "deploy", APP, "--no-os-check", "--wait", "1"], client_env(endpoint), check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("is still Pending (last update InProgress) after 1 s", r.stderr)
 
 
 class MotoDeploy(unittest.TestCase):
@@ -133,7 +192,7 @@ class MotoDeploy(unittest.TestCase):
         self.moto.wait(10)
 
     def test_control_plane(self):
-        out = run([CLI, "deploy", APP], self.env).stdout
+        out = run([CLI, "deploy", APP, "--no-os-check"], self.env).stdout
         names = [l.split()[1] for l in out.split("\n") if l.startswith("created")]
         self.assertEqual(len(names), 2, out)
         for name in names:
@@ -148,25 +207,36 @@ class MotoDeploy(unittest.TestCase):
                 self.assertEqual(c["Timeout"], 20)
             else:
                 self.assertEqual(c["EphemeralStorage"]["Size"], 1024)
-        again = run([CLI, "deploy", APP], self.env).stdout
+        again = run([CLI, "deploy", APP, "--no-os-check"], self.env).stdout
         self.assertEqual(again.count("unchanged"), 2, again)
         self.assertEqual(sorted(l.split()[0] for l in run([CLI, "functions", "list"], self.env).stdout.splitlines()),
                          sorted(names))
         run([CLI, "functions", "remove", *names], self.env)
         self.assertEqual(self.lam.list_functions()["Functions"], [])
 
+    def test_publish_points_an_alias_at_a_new_version(self):
+        out = run([CLI, "deploy", APP, "--no-os-check", "--publish", "live"], self.env).stdout
+        names = [l.split()[1] for l in out.splitlines() if l.startswith("created")]
+        self.assertEqual(len(names), 2, out)
+        self.assertEqual(out.count("as live"), 2, out)
+        for name in names:
+            alias = self.lam.get_alias(FunctionName=name, Name="live")
+            self.assertEqual(alias["FunctionVersion"], "1")
+            versions = [v["Version"] for v in self.lam.list_versions_by_function(FunctionName=name)["Versions"]]
+            self.assertIn("1", versions)
+
     def test_package_through_s3(self):
         s3 = boto3.client("s3", endpoint_url=self.endpoint, region_name="us-east-1", aws_access_key_id=KEY,
                           aws_secret_access_key=SECRET)
         # A bucket that does not exist: S3's own error, nothing created.
-        missing = run([CLI, "deploy", APP, "--s3-bucket", "no-such-bucket"], self.env, check=False)
+        missing = run([CLI, "deploy", APP, "--no-os-check", "--s3-bucket", "no-such-bucket"], self.env, check=False)
         self.assertNotEqual(missing.returncode, 0)
         self.assertIn("NoSuchBucket", missing.stderr)
         self.assertEqual(self.lam.list_functions()["Functions"], [])
 
         s3.create_bucket(Bucket="cppless-packages")
         env = dict(self.env, CPPLESS_DEPLOY_BUCKET="cppless-packages")
-        out = run([CLI, "deploy", APP], env)
+        out = run([CLI, "deploy", APP, "--no-os-check"], env)
         names = [l.split()[1] for l in out.stdout.split("\n") if l.startswith("created")]
         self.assertEqual(len(names), 2, out.stdout)
         self.assertEqual(out.stderr.count("uploaded"), 1, out.stderr)  # one package for every function
@@ -179,7 +249,7 @@ class MotoDeploy(unittest.TestCase):
         for name in names:
             self.assertEqual(self.lam.get_function(FunctionName=name)["Configuration"]["CodeSha256"], digest)
         # Same build again: nothing to upload, nothing to change.
-        again = run([CLI, "deploy", APP, "--s3-bucket", "cppless-packages"], self.env)
+        again = run([CLI, "deploy", APP, "--no-os-check", "--s3-bucket", "cppless-packages"], self.env)
         self.assertEqual(again.stdout.count("unchanged"), 2, again.stdout)
         self.assertNotIn("uploaded", again.stderr)
 
@@ -210,7 +280,7 @@ class MotoDeploy(unittest.TestCase):
             env = dict(self.env, AWS_ENDPOINT_URL_S3=f"http://127.0.0.1:{server.server_port}")
             # Lambda (moto) has no such bucket, so the deployment fails after the upload: only
             # the upload matters here.
-            run([CLI, "deploy", APP, "--s3-bucket", "signed-bucket"], env, check=False)
+            run([CLI, "deploy", APP, "--no-os-check", "--s3-bucket", "signed-bucket"], env, check=False)
         finally:
             server.shutdown()
         puts = [r for r in seen if r[0] == "PUT"]

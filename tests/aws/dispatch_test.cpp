@@ -152,22 +152,127 @@ TEST(AwsDispatch, ThrottlingAndServiceErrorsAreRetried) {
   EXPECT_EQ(dispatcher.totals().retries, 5u);
 }
 
-TEST(AwsDispatch, RetriesAreBounded) {
+TEST(AwsDispatch, ServiceErrorRetriesAreBounded) {
   local_lambda server;
   cppless::aws_options options;
   options.max_attempts = 3;
   auto dispatcher = make_dispatcher(server, options);
   auto instance = dispatcher.create_instance();
-  server.inject(R"({"status":429,"count":3})");
+  server.inject(R"({"status":503,"count":3})");
   int out = 0;
   cppless::dispatch(instance, [] { return 1; }, out);
   try {
     instance.wait_one();
     FAIL() << "expected aws_error";
   } catch (const cppless::aws_error& e) {
+    EXPECT_EQ(e.status(), 503);
+    EXPECT_NE(std::string(e.what()).find("gave up after 3 attempts"), std::string::npos) << e.what();
+  }
+}
+
+// Throttling is retried for as long as the retry deadline allows, not a number of attempts.
+TEST(AwsDispatch, ThrottlingIsRetriedUntilTheDeadline) {
+  local_lambda server;
+  cppless::aws_options options;
+  options.max_attempts = 1;  // does not apply to 429
+  options.retry_deadline = std::chrono::seconds(60);
+  auto dispatcher = make_dispatcher(server, options);
+  auto instance = dispatcher.create_instance();
+  server.inject(R"({"status":429,"count":3})");
+  int out = 0;
+  cppless::dispatch(instance, [] { return 1; }, out);
+  cppless::wait(instance, 1);
+  EXPECT_EQ(out, 1);
+  EXPECT_EQ(dispatcher.totals().retries, 3u);
+
+  // Past the deadline: aws_error 429 that says why.
+  cppless::aws_options short_deadline;
+  short_deadline.retry_deadline = std::chrono::milliseconds(300);
+  auto impatient = make_dispatcher(server, short_deadline);
+  auto impatient_instance = impatient.create_instance();
+  server.inject(R"({"status":429,"count":100000})");
+  cppless::dispatch(impatient_instance, [] { return 1; }, out);
+  try {
+    impatient_instance.wait_one();
+    FAIL() << "expected aws_error";
+  } catch (const cppless::aws_error& e) {
     EXPECT_EQ(e.status(), 429);
     EXPECT_EQ(e.aws_type(), "TooManyRequestsException");
+    EXPECT_NE(std::string(e.what()).find("the retry deadline"), std::string::npos) << e.what();
   }
+}
+
+// Lambda's 502s are permanent (and a retry would run the function again): never retried.
+TEST(AwsDispatch, BadGatewayIsNotRetried) {
+  local_lambda server;
+  auto dispatcher = make_dispatcher(server);
+  auto instance = dispatcher.create_instance();
+  server.inject(R"({"status":502,"count":1})");
+  int out = 0;
+  cppless::dispatch(instance, [] { return 1; }, out);
+  try {
+    instance.wait_one();
+    FAIL() << "expected aws_error";
+  } catch (const cppless::aws_error& e) {
+    EXPECT_EQ(e.status(), 502);
+  }
+  EXPECT_EQ(dispatcher.totals().retries, 0u);
+}
+
+// aws_options::qualifier reaches the service: the local server knows only $LATEST.
+TEST(AwsDispatch, QualifierIsSent) {
+  local_lambda server;
+  cppless::aws_options latest;
+  latest.qualifier = "$LATEST";
+  auto ok = make_dispatcher(server, latest);
+  auto ok_instance = ok.create_instance();
+  int out = 0;
+  cppless::dispatch(ok_instance, [] { return 5; }, out);
+  cppless::wait(ok_instance, 1);
+  EXPECT_EQ(out, 5);
+  cppless::aws_options live;
+  live.qualifier = "live";
+  auto missing = make_dispatcher(server, live);
+  auto missing_instance = missing.create_instance();
+  cppless::dispatch(missing_instance, [] { return 5; }, out);
+  EXPECT_THROW(missing_instance.wait_one(), cppless::unknown_function);
+}
+
+// The issue's case: a function limited to 4 concurrent environments (the server answers 429
+// beyond, as Lambda does) and a map of 40 two-second calls sent at once: every call succeeds.
+TEST(AwsDispatch, ThrottledMapCompletes) {
+  local_lambda server({"--throttle", "--concurrency", "4"});
+  auto dispatcher = make_dispatcher(server);
+  auto instance = dispatcher.create_instance();
+  std::vector<int> out(40);
+  for (int i = 0; i < 40; ++i)
+    cppless::dispatch(instance, [](int v) {
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+      return v;
+    }, out[static_cast<std::size_t>(i)], i);
+  cppless::wait(instance, 40);
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(out[static_cast<std::size_t>(i)], i);
+  EXPECT_EQ(dispatcher.totals().failed, 0u);
+  EXPECT_GT(dispatcher.totals().retries, 0u);  // the server did throttle
+}
+
+// With the client's cap at the function's concurrency, the server never has to throttle.
+TEST(AwsDispatch, ClientSideCapAvoidsThrottling) {
+  local_lambda server({"--throttle", "--concurrency", "2"});
+  cppless::aws_options options;
+  options.max_in_flight_per_function = 2;
+  auto dispatcher = make_dispatcher(server, options);
+  auto instance = dispatcher.create_instance();
+  std::vector<int> out(6);
+  for (int i = 0; i < 6; ++i)
+    cppless::dispatch(instance, [](int v) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      return v * 2;
+    }, out[static_cast<std::size_t>(i)], i);
+  cppless::wait(instance, 6);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(out[static_cast<std::size_t>(i)], 2 * i);
+  EXPECT_EQ(dispatcher.totals().retries, 0u);
+  EXPECT_NE(server.stats().find("\"throttled\":0"), std::string::npos) << server.stats();
 }
 
 TEST(AwsDispatch, DroppedConnectionIsRetriedOnAFreshOne) {

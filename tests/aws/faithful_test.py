@@ -114,6 +114,44 @@ class Faithful(unittest.TestCase):
         with self.assertRaises(self.lam.exceptions.ResourceNotFoundException):
             self.lam.invoke(FunctionName="nope", Payload=b"{}")
 
+    def test_qualifiers_as_lambda_answers_them(self):
+        # Only $LATEST exists here (no versions or aliases): any other qualifier is 404, as on Lambda.
+        r = self.lam.invoke(FunctionName="echo", Qualifier="$LATEST", Payload=b"{}")
+        self.assertEqual(r["StatusCode"], 200)
+        for call in (dict(FunctionName="echo", Qualifier="live"), dict(FunctionName="echo:7")):
+            with self.assertRaises(self.lam.exceptions.ResourceNotFoundException) as ctx:
+                self.lam.invoke(Payload=b"{}", **call)
+            self.assertIn("function:echo:", ctx.exception.response["Error"]["Message"])
+
+    def test_invalid_invocation_type_and_large_event_are_refused(self):
+        with self.assertRaises(self.lam.exceptions.ClientError) as ctx:
+            self.lam.invoke(FunctionName="echo", InvocationType="Sometimes", Payload=b"{}")
+        self.assertEqual(ctx.exception.response["ResponseMetadata"]["HTTPStatusCode"], 400)
+        self.assertEqual(ctx.exception.response["Error"]["Code"], "InvalidParameterValueException")
+        big = json.dumps({"x": "a" * (1024 * 1024)}).encode()
+        with self.assertRaises(self.lam.exceptions.ClientError) as ctx:
+            self.lam.invoke(FunctionName="echo", InvocationType="Event", Payload=big)
+        self.assertEqual(ctx.exception.response["ResponseMetadata"]["HTTPStatusCode"], 413)
+        # The same payload synchronously is under the 6 MB limit.
+        self.assertEqual(self.lam.invoke(FunctionName="echo", Payload=big)["StatusCode"], 200)
+
+    def test_requests_lambda_refuses_are_refused(self):
+        def error_of(client, **call):
+            with self.assertRaises(client.exceptions.ClientError) as ctx:
+                client.invoke(**call)
+            return ctx.exception.response["ResponseMetadata"]["HTTPStatusCode"], ctx.exception.response["Error"]["Code"]
+        # Signed for another region.
+        other = boto3.client("lambda", endpoint_url=f"https://127.0.0.1:{self.server.port}", region_name="eu-west-1",
+                             aws_access_key_id=KEY, aws_secret_access_key=SECRET, verify=self.server.ca)
+        self.assertEqual(error_of(other, FunctionName="echo", Payload=b"{}"), (403, "InvalidSignatureException"))
+        # A name Lambda's pattern does not allow, a client context that is not base64 JSON, a body that is not JSON.
+        self.assertEqual(error_of(self.lam, FunctionName="echo.bad", Payload=b"{}"), (400, "ValidationException"))
+        self.assertEqual(error_of(self.lam, FunctionName="echo", ClientContext="not base64 json!", Payload=b"{}"),
+                         (400, "InvalidRequestContentException"))
+        self.assertEqual(error_of(self.lam, FunctionName="echo", Payload=b"{not json"), (400, "InvalidRequestContentException"))
+        good_context = base64.b64encode(json.dumps({"custom": {"a": 1}}).encode()).decode()
+        self.assertEqual(self.lam.invoke(FunctionName="echo", ClientContext=good_context, Payload=b"{}")["StatusCode"], 200)
+
     def test_wrong_secret_is_refused(self):
         bad = boto3.client("lambda", endpoint_url=f"https://127.0.0.1:{self.server.port}", region_name="us-east-1",
                            aws_access_key_id=KEY, aws_secret_access_key="wrong", verify=self.server.ca)

@@ -137,7 +137,8 @@ TEST_F(AwsSettings, CredentialProcessFailuresNameTheCommandNotTheSecret) {
   write("config", "[default]\ncredential_process = " + path("fails.sh") + "\n");
   std::string m = message();
   EXPECT_NE(m.find("exit status 2"), std::string::npos) << m;
-  EXPECT_NE(m.find("token expired, run sso login"), std::string::npos) << m;
+  EXPECT_EQ(m.find("token expired"), std::string::npos) << m;  // stderr may hold secrets: not quoted
+  EXPECT_NE(m.find("bytes on stderr"), std::string::npos) << m;
   EXPECT_EQ(m.find("leaked"), std::string::npos) << m;
 
   write("config", "[default]\ncredential_process = " + path("does-not-exist") + "\n");
@@ -152,8 +153,11 @@ TEST_F(AwsSettings, CredentialProcessFailuresNameTheCommandNotTheSecret) {
   write("config", "[default]\ncredential_process = " + path("v2.sh") + "\n");
   EXPECT_NE(message().find("Version"), std::string::npos);
 
-  write("config", "[default]\ncredential_process = 'unterminated\n");
-  EXPECT_NE(message().find("unmatched"), std::string::npos);
+  // An unmatched quote: the command line (which may carry a token) is not echoed.
+  write("config", "[default]\ncredential_process = helper --token s3cr3t-token 'unterminated\n");
+  m = message();
+  EXPECT_NE(m.find("unmatched"), std::string::npos) << m;
+  EXPECT_EQ(m.find("s3cr3t-token"), std::string::npos) << m;
 
   // A helper that never finishes (a login prompt nobody answers) is stopped.
   write("hangs.sh", "#!/bin/sh\nexec sleep 600\n", true);
@@ -162,6 +166,26 @@ TEST_F(AwsSettings, CredentialProcessFailuresNameTheCommandNotTheSecret) {
   m = message();
   ::unsetenv("CPPLESS_CREDENTIAL_PROCESS_TIMEOUT_S");
   EXPECT_NE(m.find("did not finish within 1 s"), std::string::npos) << m;
+  // A malformed limit is refused like the other overrides, not silently replaced by 60 s.
+  ::setenv("CPPLESS_CREDENTIAL_PROCESS_TIMEOUT_S", "soon", 1);
+  m = message();
+  ::unsetenv("CPPLESS_CREDENTIAL_PROCESS_TIMEOUT_S");
+  EXPECT_NE(m.find("CPPLESS_CREDENTIAL_PROCESS_TIMEOUT_S='soon'"), std::string::npos) << m;
+}
+
+// Where libcurl's compiled-in CA bundle is missing (a Debian build on Amazon Linux 2023), the
+// first bundle that exists among the distributions' places is used.
+TEST_F(AwsSettings, CaBundleFallsBackToWhereTheSystemKeepsIt) {
+  write("al2023.pem", "pem");
+  const std::string present = path("al2023.pem"), missing = path("debian.pem");
+  const char* const candidates[] = {missing.c_str(), present.c_str()};
+  EXPECT_EQ(cppless::aws::fallback_ca_bundle(missing.c_str(), candidates), present);
+  EXPECT_EQ(cppless::aws::fallback_ca_bundle(present.c_str(), candidates), "");  // libcurl's own exists
+  const char* const none[] = {missing.c_str()};
+  EXPECT_EQ(cppless::aws::fallback_ca_bundle(nullptr, none), "");
+  bool lists_al2023 = false;
+  for (const char* p : cppless::aws::system_ca_bundles) lists_al2023 |= std::string(p).rfind("/etc/pki/", 0) == 0;
+  EXPECT_TRUE(lists_al2023);
 }
 
 }  // namespace

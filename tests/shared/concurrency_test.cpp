@@ -188,28 +188,35 @@ TEST_F(shared_test, SemaphoreBoundsConcurrency) {
 }
 
 TEST_F(shared_test, LatchReleasesEveryWaiter) {
+  constexpr int waiters = 5;
   auto gate = store_.latch("gate", 3);
+  const int base = sh::testing::blocked_clients_target();
+  // The latch is counted down only once all waiters are blocked on it (observed on the server),
+  // and each waiter reports the count it sees after passing: a latch that let anyone through
+  // early would show a count above zero, one that never woke them would fail their waits.
   std::thread opener([&] {
-    std::this_thread::sleep_for(200ms);
+    if (!sh::testing::eventually([&] { return sh::testing::blocked_clients_target() >= base + waiters; }))
+      ADD_FAILURE() << "the waiters never blocked";
     for (int i = 0; i < 3; ++i) gate.count_down();
   });
-  auto start = std::chrono::steady_clock::now();
-  auto outs = in_processes(5, [&](int) {
-    gate.wait(10s);
-    return std::string("passed");
+  auto outs = in_processes(waiters, [&](int) {
+    gate.wait(20s);
+    return "passed at " + std::to_string(gate.count());
   });
   opener.join();
-  for (auto& o : outs) EXPECT_EQ(o, "passed");
-  EXPECT_GE(std::chrono::steady_clock::now() - start, 190ms);
+  for (auto& o : outs) EXPECT_EQ(o, "passed at 0");
 }
 
 TEST_F(shared_test, FutureWakesEveryReader) {
-  auto f = store_.future<std::string>("answer");
+  constexpr int readers = 5;
+  auto f = store_.write_once<std::string>("answer");
+  const int base = sh::testing::blocked_clients_target();
   std::thread setter([&] {
-    std::this_thread::sleep_for(200ms);
+    if (!sh::testing::eventually([&] { return sh::testing::blocked_clients_target() >= base + readers; }))
+      ADD_FAILURE() << "the readers never blocked";
     f.set("forty-two");
   });
-  auto outs = in_processes(5, [&](int) { return f.get(10s); });
+  auto outs = in_processes(readers, [&](int) { return f.get(20s); });
   setter.join();
   for (auto& o : outs) EXPECT_EQ(o, "forty-two");
 }

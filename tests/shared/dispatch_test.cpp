@@ -74,7 +74,7 @@ TEST_F(shared_test, FunctionsOpenObjectsThroughACapturedStore) {
   EXPECT_EQ(result.get(), 5);
   EXPECT_EQ(store_.counter("opened").get(), 5);
   // A future set by a function, awaited by the host.
-  auto answer = store_.future<std::string>("answer");
+  auto answer = store_.write_once<std::string>("answer");
   cppless::dispatch(inst, [answer] { answer.set("from a worker"); });
   EXPECT_EQ(answer.get(10s), "from a worker");
   cppless::wait(inst, 1);
@@ -98,7 +98,7 @@ TEST_F(shared_test, CloudThreadsInvokeAllAndParallelFor) {
   auto inst = dispatcher().create_instance();
   auto hits = store_.counter("hits");
   // Crucial's CloudThread: start, join.
-  std::vector<sh::thread> threads;
+  std::vector<cppless::cloud_thread> threads;
   for (int i = 0; i < 4; ++i) threads.emplace_back(inst, [hits](int k) { hits.add(k); }, i + 1);
   for (auto& t : threads) t.join();
   EXPECT_EQ(hits.get(), 1 + 2 + 3 + 4);
@@ -106,17 +106,36 @@ TEST_F(shared_test, CloudThreadsInvokeAllAndParallelFor) {
   auto make = [](int k) { return [k] { return k * k; }; };  // one closure type, many captures
   std::vector<decltype(make(0))> tasks;
   for (int k = 0; k < 6; ++k) tasks.push_back(make(k));
-  EXPECT_EQ(sh::invoke_all(inst, tasks), (std::vector<int>{0, 1, 4, 9, 16, 25}));
+  EXPECT_EQ(cppless::invoke_all(inst, tasks), (std::vector<int>{0, 1, 4, 9, 16, 25}));
   // invokeIterativeTask: every index once, across 5 functions.
   auto sum = store_.counter("sum");
   auto calls = store_.counter("calls");
-  sh::parallel_for(inst, 10, 110, 5, [sum, calls](std::int64_t i) {
+  cppless::parallel_for(inst, 10, 110, 5, [sum, calls](std::int64_t i) {
     sum.add(i);
     calls.add(1);
   });
   EXPECT_EQ(calls.get(), 100);
   EXPECT_EQ(sum.get(), (10 + 109) * 100 / 2);
   // A failure inside a thread is rethrown by join().
-  sh::thread failing(inst, [s = store_] { (void)s.atomic<int>("sum").load(); });
+  cppless::cloud_thread failing(inst, [s = store_] { (void)s.atomic<int>("sum").load(); });
   EXPECT_THROW(failing.join(), cppless::remote_error);
+}
+
+TEST_F(shared_test, CloudThreadRetriesAFailingFunction) {
+  auto inst = dispatcher().create_instance();
+  auto runs = store_.counter("runs");
+  // Fails on its first two runs, succeeds on the third.
+  auto flaky = [runs] {
+    if (runs.add(1) < 3) throw std::runtime_error("not yet");
+  };
+  auto t = cppless::cloud_thread::start_with_retries(inst, 3, flaky);
+  EXPECT_NO_THROW(t.join());
+  EXPECT_EQ(t.attempts(), 3);
+  EXPECT_EQ(runs.get(), 3);
+  // Too few retries: the last failure comes back.
+  runs.reset(0);
+  auto short_of_retries = cppless::cloud_thread::start_with_retries(inst, 1, flaky);
+  EXPECT_THROW(short_of_retries.join(), cppless::remote_error);
+  EXPECT_EQ(short_of_retries.attempts(), 2);
+  EXPECT_EQ(runs.get(), 2);
 }

@@ -45,7 +45,9 @@ class lossy_proxy {
     ::close(listen_);
   }
   [[nodiscard]] std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
-  void drop_next_reply() { drop_ = true; }
+  void drop_next_reply() { drop_reply_after(0); }
+  // Forwards `skip` replies, then drops the connection instead of forwarding the next one.
+  void drop_reply_after(int skip) { countdown_ = skip; }
   [[nodiscard]] int accepted() const { return accepted_; }
   [[nodiscard]] int dropped() const { return dropped_; }
 
@@ -97,7 +99,10 @@ class lossy_proxy {
         }
         if (alive && fds[2 + 2 * i].revents) {
           ssize_t n = ::read(p.server, buf, sizeof buf);
-          if (n > 0 && drop_.exchange(false)) {
+          const int left = countdown_.load();
+          if (n > 0 && left > 0) countdown_ = left - 1;
+          if (n > 0 && left == 0) {
+            countdown_ = -1;
             ++dropped_;
             alive = false;  // the reply is lost with the connection
           } else {
@@ -120,7 +125,8 @@ class lossy_proxy {
   }
 
   int target_, listen_ = -1, port_ = 0;
-  std::atomic<bool> stop_{false}, drop_{false};
+  std::atomic<bool> stop_{false};
+  std::atomic<int> countdown_{-1};  // replies to forward before dropping one; -1: none
   std::atomic<int> accepted_{0}, dropped_{0};
   std::thread thread_;
 };
@@ -133,7 +139,7 @@ TEST_F(shared_test, CallsRetriedAfterALostReplyApplyOnce) {
   auto c = via.counter("c");
   auto q = via.queue<int>("q");
   auto b = via.best<int, std::string>("b", sh::maximize);
-  auto f = via.future<int>("f");
+  auto f = via.write_once<int>("f");
   auto m = via.map<int, std::int64_t>("m");
   auto a = via.atomic<int>("a", 0);
   auto bar = via.barrier("bar", 1);
@@ -182,6 +188,114 @@ TEST_F(shared_test, CallsRetriedAfterALostReplyApplyOnce) {
   EXPECT_THROW(f.set(2), sh::already_set);  // a genuinely second set still fails
 }
 
+TEST_F(shared_test, EveryChangingCallSurvivesALostReply) {
+  lossy_proxy proxy(server().port());
+  auto via = sh::store::connect(proxy.url(), store_.ns());
+  auto c = via.counter("c");
+  auto a = via.atomic<std::string>("a", "start");
+  auto m = via.map<std::string, int>("m");
+  auto gate = via.latch("gate", 2);
+  auto sem = via.semaphore("sem", 1);
+  auto timed = via.latch("timed", 1);
+  // Load every script first, so each dropped reply is the operation's own.
+  c.reset(0);
+  a.store("start");
+  (void)a.exchange("start");
+  m.put("k", 0);
+  m.erase("k");
+  sem.release(1);
+  ASSERT_TRUE(sem.try_acquire(2));  // none left
+  EXPECT_THROW(timed.wait(1ms), sh::wait_timeout);  // register and withdraw
+  gate.count_down(0);
+
+  const int before = proxy.dropped();
+  auto dropped = [&] { return proxy.dropped() - before; };
+  proxy.drop_next_reply();
+  EXPECT_EQ(c.reset(10), 0);  // the retry answers with the first attempt's previous value, not 10
+  proxy.drop_next_reply();
+  a.store("stored");
+  proxy.drop_next_reply();
+  EXPECT_EQ(a.exchange("exchanged"), "stored");
+  proxy.drop_next_reply();
+  EXPECT_TRUE(m.put("k", 1));  // new, and says so on the retry too
+  proxy.drop_next_reply();
+  EXPECT_FALSE(m.put("k", 2));
+  proxy.drop_next_reply();
+  EXPECT_TRUE(m.erase("k"));
+  proxy.drop_next_reply();
+  EXPECT_EQ(sem.release(2), 2);
+  proxy.drop_next_reply();
+  EXPECT_EQ(gate.count_down(), 1);
+  EXPECT_EQ(dropped(), 8);
+  // A waiter's registration (the first reply of wait) and its withdrawal (after the register
+  // reply and the timed-out BLPOP's).
+  proxy.drop_reply_after(2);
+  EXPECT_THROW(timed.wait(50ms), sh::wait_timeout);
+  EXPECT_EQ(dropped(), 9);
+  std::thread waiter([&] { gate.wait(10s); });
+  proxy.drop_next_reply();
+  ASSERT_TRUE(sh::testing::eventually([&] { return dropped() == 10 && admin(server(), {"SCARD", gate.ref().sub_key("ws")}) == "1"; }));
+  store_.latch("gate", 2).count_down();  // not through the proxy
+  waiter.join();
+
+  // Checked directly against the server.
+  EXPECT_EQ(store_.counter("c").get(), 10);
+  EXPECT_EQ(store_.atomic<std::string>("a").load(), "exchanged");
+  EXPECT_EQ((store_.map<std::string, int>("m").size()), 0);
+  EXPECT_EQ(store_.semaphore("sem", 0).available(), 2);
+  EXPECT_EQ(store_.latch("gate", 0).count(), 0);
+  EXPECT_EQ(store_.latch("timed", 0).count(), 1);
+  EXPECT_EQ(admin(server(), {"EXISTS", timed.ref().sub_key("ws")}), "0");  // withdrawn once
+}
+
+TEST_F(shared_test, ListAndByteArrayChangesSurviveALostReply) {
+  lossy_proxy proxy(server().port());
+  auto via = sh::store::connect(proxy.url(), store_.ns());
+  auto l = via.list<int>("l");
+  auto bytes = via.byte_array("b", 4);
+  l.push_back(0);  // load the scripts first
+  (void)l.pop_back();
+  l.push_front(0);
+  l.set(0, 0);
+  (void)l.pop_front();
+  bytes.set(0, 0);
+  bytes.add(0, 0);
+  std::uint8_t zero = 0;
+  bytes.compare_exchange(0, zero, 0);
+  const int before = proxy.dropped();
+  proxy.drop_next_reply();
+  EXPECT_EQ(l.push_back(1), 1);
+  proxy.drop_next_reply();
+  EXPECT_EQ(l.push_front(2), 2);
+  proxy.drop_next_reply();
+  l.set(0, 3);
+  proxy.drop_next_reply();
+  EXPECT_EQ(l.pop_back(), 1);
+  proxy.drop_next_reply();
+  EXPECT_EQ(bytes.add(1, 5), 5);
+  proxy.drop_next_reply();
+  EXPECT_EQ(bytes.set(1, 7), 5);
+  std::uint8_t seven = 7;
+  proxy.drop_next_reply();
+  EXPECT_TRUE(bytes.compare_exchange(1, seven, 8));
+  EXPECT_EQ(proxy.dropped() - before, 7);
+  EXPECT_EQ(store_.list<int>("l").range(), (std::vector<int>{3}));
+  EXPECT_EQ(store_.byte_array("b", 4).snapshot(), (std::vector<std::uint8_t>{0, 8, 0, 0}));
+}
+
+TEST_F(shared_test, UserOperationSurvivesALostReply) {
+  store_.define(sh::object_type{"tally", {{"bump", "return redis.call('HINCRBY', K, 'n', tonumber(ARGS[1]))"}}});
+  lossy_proxy proxy(server().port());
+  auto via = sh::store::connect(proxy.url(), store_.ns());
+  auto t = via.custom("tally", "t");
+  EXPECT_EQ(t.call<std::int64_t>("bump", 1), 1);
+  const int before = proxy.dropped();
+  proxy.drop_next_reply();
+  EXPECT_EQ(t.call<std::int64_t>("bump", 10), 11);  // the recorded result, not 21
+  EXPECT_EQ(proxy.dropped() - before, 1);
+  EXPECT_EQ(store_.custom("tally", "t").call<std::int64_t>("bump", 0), 11);
+}
+
 TEST_F(shared_test, ReconnectsAfterClientKill) {
   auto c = store_.counter("c");
   c.add(1);
@@ -223,21 +337,29 @@ TEST_F(shared_test, KillStormKeepsEveryObjectExact) {
 }
 
 TEST_F(shared_test, BlockedWaitersSurviveClientKill) {
-  auto f = store_.future<int>("f");
+  auto f = store_.write_once<int>("f");
   auto q = store_.queue<int>("q");
   auto bar = store_.barrier("bar", 2);
+  const int base = sh::testing::blocked_clients(server());
   std::thread helper([&] {
-    std::this_thread::sleep_for(150ms);
-    admin(server(), {"CLIENT", "KILL", "TYPE", "normal"});  // kills the blocked BLPOP/BLMOVEs
-    std::this_thread::sleep_for(150ms);
+    // Once all three are blocked (BLPOP, BLMOVE, BLPOP), their connections are killed; they must
+    // reconnect and block again before the events come.
+    if (!sh::testing::eventually([&] { return sh::testing::blocked_clients(server()) >= base + 3; })) {
+      ADD_FAILURE() << "the waiters never blocked";
+    } else {
+      int killed = std::stoi(admin(server(), {"CLIENT", "KILL", "TYPE", "normal"}));
+      if (killed < 3) ADD_FAILURE() << "killed " << killed << " connections, expected the 3 blocked ones";
+      if (!sh::testing::eventually([&] { return sh::testing::blocked_clients(server()) >= base + 3; }))
+        ADD_FAILURE() << "the waiters did not block again after the kill";
+    }
     f.set(42);
     q.push(9);
-    bar.arrive_and_wait(5s);
+    bar.arrive_and_wait(10s);
   });
   auto outs = in_processes(3, [&](int id) -> std::string {
-    if (id == 0) return std::to_string(f.get(5s));
-    if (id == 1) return std::to_string(q.pop(5s));
-    return std::to_string(bar.arrive_and_wait(5s));
+    if (id == 0) return std::to_string(f.get(10s));
+    if (id == 1) return std::to_string(q.pop(10s));
+    return std::to_string(bar.arrive_and_wait(10s));
   });
   helper.join();
   EXPECT_EQ(outs, (std::vector<std::string>{"42", "9", "0"}));
@@ -248,7 +370,7 @@ TEST_F(shared_test, RedisDownIsAClearError) {
   sh::process_settings().retry_budget = 300ms;
   int port = 0;
   {
-    sh::local_redis gone;  // a port that surely had a server a moment ago
+    cppless::testing::local_redis gone;  // a port that surely had a server a moment ago
     port = gone.port();
   }
   auto start = std::chrono::steady_clock::now();
@@ -263,7 +385,7 @@ TEST_F(shared_test, RedisDownIsAClearError) {
 
 TEST_F(shared_test, ServerStoppingMidRunAndComingBack) {
   sh::process_settings().retry_budget = 300ms;
-  sh::local_redis redis;
+  cppless::testing::local_redis redis;
   auto s = sh::store::connect(redis.url());
   auto c = s.counter("c");
   c.add(1);
@@ -281,9 +403,9 @@ TEST_F(shared_test, ServerStoppingMidRunAndComingBack) {
 }
 
 TEST_F(shared_test, WrongPasswordAndAcl) {
-  sh::local_redis::options opts;
+  cppless::testing::local_redis::options opts;
   opts.password = "s3cret-pw";
-  sh::local_redis locked(opts);
+  cppless::testing::local_redis locked(opts);
   const std::string at = "127.0.0.1:" + std::to_string(locked.port());
   try {
     sh::store::connect("redis://" + at);
@@ -297,6 +419,13 @@ TEST_F(shared_test, WrongPasswordAndAcl) {
   } catch (const sh::auth_error& e) {
     EXPECT_NE(std::string(e.what()).find(at), std::string::npos) << e.what();
     EXPECT_EQ(std::string(e.what()).find("wrong-pw"), std::string::npos) << e.what();
+  }
+  // The rejected password was not kept for the address: without one, the guidance is NOAUTH's.
+  try {
+    sh::store::connect("redis://" + at);
+    FAIL() << "no password accepted";
+  } catch (const sh::auth_error& e) {
+    EXPECT_NE(std::string(e.what()).find("requires authentication"), std::string::npos) << e.what();
   }
   auto s = sh::store::connect(locked.url());
   auto c = s.counter("c");

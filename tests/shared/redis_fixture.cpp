@@ -1,25 +1,78 @@
 #include "redis_fixture.hpp"
 
+#include <cppless/testing/local_cluster.hpp>
+
 #include <hiredis/hiredis.h>
 
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <stdexcept>
 
 namespace cppless::shared::testing {
 
-local_redis& server() {
-  static local_redis redis;
+cppless::testing::local_redis& server() {
+  static cppless::testing::local_redis redis;
   return redis;
 }
 
+namespace {
+cppless::testing::local_cluster& cluster() {
+  static cppless::testing::local_cluster c(cppless::testing::local_cluster::options{.masters = 3, .replicas = 1});
+  return c;
+}
+}  // namespace
+
+bool on_cluster() {
+  const char* v = std::getenv("CPPLESS_TEST_CLUSTER");
+  return v != nullptr && std::string(v) == "1";
+}
+
+std::string target_url() { return on_cluster() ? cluster().url() : server().url(); }
+
+std::string admin_target(const std::vector<std::string>& argv) {
+  if (!on_cluster()) return admin(server(), argv);
+  int port = cluster().node(0).port();
+  for (int hop = 0; hop < 5; ++hop) {
+    std::string out = cppless::testing::local_cluster::command(port, argv);
+    if (!out.starts_with("MOVED ")) return out;
+    port = std::stoi(out.substr(out.rfind(':') + 1));
+  }
+  throw std::runtime_error("admin_target: too many redirects");
+}
+
+int blocked_clients_target() {
+  if (!on_cluster()) return blocked_clients(server());
+  int sum = 0;
+  for (std::size_t i = 0; i < cluster().size(); ++i) {
+    const std::string info = cppless::testing::local_cluster::command(cluster().node(i).port(), {"INFO", "clients"});
+    auto at = info.find("blocked_clients:");
+    if (at != std::string::npos) sum += std::stoi(info.substr(at + 16));
+  }
+  return sum;
+}
+
+long long count_keys(const std::string& pattern) {
+  const std::string script = "return #redis.call('KEYS', ARGV[1])";
+  if (!on_cluster()) return std::stoll(admin(server(), {"EVAL", script, "0", pattern}));
+  long long sum = 0;
+  for (std::size_t i = 0; i < cluster().size(); ++i) {
+    const int port = cluster().node(i).port();
+    if (cppless::testing::local_cluster::command(port, {"INFO", "replication"}).find("role:master") == std::string::npos) continue;
+    sum += std::stoll(cppless::testing::local_cluster::command(port, {"EVAL", script, "0", pattern}));
+  }
+  return sum;
+}
+
 void shared_test::SetUp() {
-  // Short budgets so failure tests end quickly; real runs keep the defaults.
-  process_settings().retry_budget = milliseconds(1500);
-  store_ = store::connect(server().url());
+  // Short budgets so failure tests end quickly; real runs keep the defaults. On a cluster a call
+  // may wait for a replica's confirmation (WAIT), so give it more.
+  process_settings().retry_budget = on_cluster() ? milliseconds(10'000) : milliseconds(1500);
+  store_ = store::connect(target_url());
 }
 
 void shared_test::TearDown() {
@@ -94,7 +147,7 @@ std::vector<std::string> in_processes(int n, const std::function<std::string(int
   return outs;
 }
 
-std::string admin(const local_redis& redis, const std::vector<std::string>& argv, const std::string& password) {
+std::string admin(const cppless::testing::local_redis& redis, const std::vector<std::string>& argv, const std::string& password) {
   redisContext* ctx = redisConnect("127.0.0.1", redis.port());
   if (ctx == nullptr || ctx->err) throw std::runtime_error("admin connection failed");
   auto run = [&](const std::vector<std::string>& args) {
@@ -116,6 +169,23 @@ std::string admin(const local_redis& redis, const std::vector<std::string>& argv
   std::string out = run(argv);
   redisFree(ctx);
   return out;
+}
+
+bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds limit) {
+  const auto give_up = std::chrono::steady_clock::now() + limit;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+int blocked_clients(const cppless::testing::local_redis& redis) {
+  const std::string info = admin(redis, {"INFO", "clients"});
+  const std::string field = "blocked_clients:";
+  auto at = info.find(field);
+  if (at == std::string::npos) throw std::runtime_error("INFO clients without blocked_clients: " + info);
+  return std::stoi(info.substr(at + field.size()));
 }
 
 }  // namespace cppless::shared::testing

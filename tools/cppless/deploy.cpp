@@ -1,29 +1,24 @@
-// Deployment to AWS Lambda: package, then create or update one function per entry.
+// Deployment to AWS Lambda: package (package.hpp), then create or update one function per entry.
 //
-// Package: a zip with bin/<executable>, the shared libraries it needs under lib/ (all but the C
-// library family, which provided.al2023 has), and a `bootstrap` script that starts the
-// executable with lib/ on the library path. Entries are written in a fixed order with fixed
-// times, so an unchanged build gives the same zip and the same CodeSha256: such functions are
-// skipped. Each function gets the entry's memory, timeout (0: Lambda's 900 s maximum) and
+// An unchanged build gives the same zip and the same CodeSha256: such functions are skipped. Each function gets the entry's memory, timeout (0: Lambda's 900 s maximum) and
 // ephemeral storage, the executable's architecture, and CPPLESS_FUNCTION_ID /
 // CPPLESS_FUNCTION_PREFIX in its environment (the runtime refuses at init to serve an entry its
 // build lacks, and nested dispatch names functions like the host).
 #include "deploy.hpp"
 
 #include "manifest.hpp"
+#include "package.hpp"
 #include "s3_upload.hpp"
 #include "signed_request.hpp"
 
 #include <cppless/aws/naming.hpp>
+#include <cppless/base64.hpp>
 #include <cppless/aws/settings.hpp>
 
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
-#include <openssl/evp.h>
 #include <openssl/sha.h>
-#include <zip.h>
 
-#include <elf.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -49,11 +44,9 @@ struct http_result {
   json doc;
 };
 
-std::string b64(const std::string& in) {
-  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
-  out.resize(static_cast<std::size_t>(n));
+std::string b64(std::string_view in) {
+  std::string out;
+  base64_encode_append(std::as_bytes(std::span(in.data(), in.size())), out);
   return out;
 }
 
@@ -118,82 +111,6 @@ class lambda_api {
   aws::settings s_;
 };
 
-// ---- packaging -------------------------------------------------------------------------------
-
-std::string elf_architecture(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  Elf64_Ehdr h{};
-  in.read(reinterpret_cast<char*>(&h), sizeof h);
-  if (!in || std::memcmp(h.e_ident, ELFMAG, SELFMAG) != 0) throw std::runtime_error(path + " is not an ELF file");
-  if (h.e_machine == EM_X86_64) return "x86_64";
-  if (h.e_machine == EM_AARCH64) return "arm64";
-  throw std::runtime_error(path + ": Lambda runs x86_64 and arm64 executables only");
-}
-
-// Libraries provided.al2023 has (the C library family); everything else travels in the zip.
-bool provided_by_lambda(const std::string& name) {
-  static const char* system[] = {"linux-vdso", "linux-gate", "ld-linux", "libc.so", "libm.so", "libpthread.so",
-                                 "libdl.so", "librt.so", "libresolv.so", "libutil.so"};
-  for (const char* s : system)
-    if (name.rfind(s, 0) == 0) return true;
-  return false;
-}
-
-std::vector<std::pair<std::string, std::string>> shared_libraries(const std::string& exe) {
-  std::vector<std::pair<std::string, std::string>> out;
-  FILE* p = ::popen(("ldd '" + exe + "' 2>/dev/null").c_str(), "r");
-  if (!p) return out;
-  char line[4096];
-  while (std::fgets(line, sizeof line, p)) {
-    std::string l(line);
-    const auto arrow = l.find(" => ");
-    if (arrow == std::string::npos) continue;
-    std::string name = l.substr(0, arrow);
-    name.erase(0, name.find_first_not_of(" \t"));
-    std::string path = l.substr(arrow + 4);
-    path = path.substr(0, path.find(" ("));
-    if (path.empty() || path[0] != '/' || provided_by_lambda(name)) continue;
-    out.emplace_back(name, fs::canonical(path).string());
-  }
-  ::pclose(p);
-  return out;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// A reproducible zip: fixed order, fixed times, explicit modes.
-std::string make_zip(const std::string& exe, std::vector<std::string>& contents) {
-  const std::string tmp = fs::temp_directory_path() / ("cppless-deploy-" + std::to_string(::getpid()) + ".zip");
-  int err = 0;
-  zip_t* z = zip_open(tmp.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
-  if (!z) throw std::runtime_error("cannot create " + tmp);
-  std::vector<std::string> keep;  // zip_source_buffer does not copy
-  keep.reserve(64);
-  auto add = [&](const std::string& name, std::string data, unsigned mode) {
-    keep.push_back(std::move(data));
-    zip_source_t* src = zip_source_buffer(z, keep.back().data(), keep.back().size(), 0);
-    const auto index = zip_file_add(z, name.c_str(), src, ZIP_FL_OVERWRITE);
-    zip_file_set_mtime(z, static_cast<zip_uint64_t>(index), 315532800, 0);  // 1980-01-01
-    zip_file_set_external_attributes(z, static_cast<zip_uint64_t>(index), 0, ZIP_OPSYS_UNIX, (0100000u | mode) << 16);
-    contents.push_back(name);
-  };
-  const std::string base = fs::path(exe).filename();
-  add("bootstrap",
-      "#!/bin/sh\n# cppless: start the function's executable with its libraries\n"
-      "export LD_LIBRARY_PATH=\"$LAMBDA_TASK_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"\n"
-      "exec \"$LAMBDA_TASK_ROOT/bin/" + base + "\" \"$@\"\n",
-      0755);
-  add("bin/" + base, read_file(exe), 0755);
-  for (auto& [name, path] : shared_libraries(exe)) add("lib/" + name, read_file(path), 0644);
-  if (zip_close(z) != 0) throw std::runtime_error("cannot write " + tmp);
-  std::string bytes = read_file(tmp);
-  fs::remove(tmp);
-  return bytes;
-}
-
 // ---- deploy ----------------------------------------------------------------------------------
 
 struct wanted {
@@ -221,13 +138,69 @@ bool config_matches(const json& current, const wanted& w) {
          current.value("Runtime", "") == "provided.al2023" && vars.value("CPPLESS_FUNCTION_ID", "") == w.id_hash;
 }
 
+// Lambda applies a create or an update asynchronously (State Pending -> Active, LastUpdateStatus
+// InProgress -> Successful): a call before that gets 409, or reaches the old code for seconds.
+// Waits until the function is ready, at most `limit`; a Failed state ends the deployment with
+// AWS's reason. Servers that report neither field count as ready.
+void wait_until_ready(lambda_api& api, const std::string& name, std::chrono::seconds limit,
+                      const std::string& version = {}) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const bool tty = ::isatty(2);
+  for (int poll = 0;; ++poll) {
+    auto r = api.call("GET", "/2015-03-31/functions/" + name + "/configuration" +
+                                 (version.empty() ? "" : "?Qualifier=" + version));
+    lambda_api::check(r, "get " + name);
+    const std::string state = r.doc.value("State", "Active"), update = r.doc.value("LastUpdateStatus", "Successful");
+    auto reason = [&](const char* code, const char* text) {
+      return r.doc.value(code, std::string("?")) + ": " + r.doc.value(text, std::string("no reason given"));
+    };
+    if (state == "Failed")
+      throw std::runtime_error(name + " failed to become active (" + reason("StateReasonCode", "StateReason") + ")");
+    if (update == "Failed")
+      throw std::runtime_error(name + ": its update failed (" +
+                               reason("LastUpdateStatusReasonCode", "LastUpdateStatusReason") + ")");
+    if (state == "Active" && update == "Successful") {
+      if (tty && poll > 0) std::cerr << "\r\033[K";
+      return;
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw std::runtime_error(name + " is still " + state + " (last update " + update + ") after " +
+                               std::to_string(limit.count()) + " s (--wait sets the limit)");
+    if (tty) std::cerr << "\r\033[Kwaiting for " << name << " (" << state << ", update " << update << ")" << std::flush;
+    std::this_thread::sleep_for(poll < 4 ? std::chrono::milliseconds(250) : std::chrono::seconds(1));
+  }
+}
+
 // Lambda's limit for a zip sent in the request itself; above it the package goes through S3.
 constexpr std::size_t direct_upload_limit = 50u * 1024 * 1024;
 
-int deploy(const std::string& exe, std::string prefix, std::string role, std::string bucket, bool dry_run) {
-  const json manifest = read_manifest(exe);
+// --publish ALIAS: a version of the function's current code and configuration, and ALIAS pointing
+// at it (created, or moved), so callers that name the alias (aws_options::qualifier) get exactly
+// this deployment while the next one is rolled out.
+void publish(lambda_api& api, const std::string& name, const std::string& alias, std::chrono::seconds wait_limit) {
+  const std::string path = "/2015-03-31/functions/" + name;
+  auto v = api.call_settled("POST", path + "/versions", "{}", "publish a version of " + name);
+  const std::string version = v.doc.value("Version", "");
+  if (version.empty()) throw std::runtime_error("publish a version of " + name + ": no Version in the answer");
+  wait_until_ready(api, name, wait_limit, version);
+  const json doc = {{"Name", alias}, {"FunctionVersion", version}};
+  auto current = api.call("GET", path + "/aliases/" + alias);
+  if (current.status == 404)
+    api.call_settled("POST", path + "/aliases", doc.dump(), "create alias " + alias + " of " + name);
+  else {
+    lambda_api::check(current, "get alias " + alias + " of " + name);
+    api.call_settled("PUT", path + "/aliases/" + alias, doc.dump(), "update alias " + alias + " of " + name);
+  }
+  std::cout << "published " << name << ":" << version << " as " << alias << "\n";
+}
+
+int deploy(const std::string& exe, std::string prefix, std::string role, std::string bucket, bool dry_run,
+           const package_options& packaging, std::chrono::seconds wait_limit, const std::string& alias) {
+  // Packaged first: a build the Lambda OS cannot start is refused before anything else.
+  const lambda_package package = build_package(exe, packaging);
+  const json manifest = read_function_manifest(exe);
   if (prefix.empty()) prefix = fs::path(exe).filename().string();
-  const std::string arch_of_build = elf_architecture(exe);
+  const std::string& arch_of_build = package.architecture;
   std::vector<wanted> functions;
   for (const auto& e : manifest["entry_points"]) {
     const auto& c = e["config"];
@@ -243,11 +216,12 @@ int deploy(const std::string& exe, std::string prefix, std::string role, std::st
     w.arch = arch_cfg == "native" ? arch_of_build : arch_cfg;
     if (w.arch != arch_of_build)
       throw std::runtime_error(e["function_name"].get<std::string>() + " asks for " + w.arch + " but " + exe +
-                               " is built for " + arch_of_build + "; build it for that architecture (toolchain file)");
+                               " is built for " + arch_of_build +
+                               "; build it for that architecture with the function build (docs/aws.md)");
     functions.push_back(w);
   }
-  std::vector<std::string> contents;
-  const std::string zip = make_zip(exe, contents);
+  const std::string& zip = package.zip;
+  const std::vector<std::string>& contents = package.contents;
   const std::string sha = sha256_b64(zip);
   std::cerr << "cppless deploy: " << exe << " -> " << functions.size() << " function(s), package " << zip.size() / 1024
             << " KiB (" << contents.size() << " files, " << arch_of_build << ")\n";
@@ -289,8 +263,10 @@ int deploy(const std::string& exe, std::string prefix, std::string role, std::st
       config["Architectures"] = json::array({w.arch});
       config["Code"] = code_spec();
       api.call_settled("POST", "/2015-03-31/functions", config.dump(), "create " + w.name, w.name);
+      wait_until_ready(api, w.name, wait_limit);
       std::cout << "created   " << w.name << "\n";
       ++created;
+      if (!alias.empty()) publish(api, w.name, alias, wait_limit);
       continue;
     }
     lambda_api::check(current, "get " + w.name);
@@ -300,19 +276,23 @@ int deploy(const std::string& exe, std::string prefix, std::string role, std::st
     if (same_code && same_config) {
       std::cout << "unchanged " << w.name << "\n";
       ++unchanged;
+      if (!alias.empty()) publish(api, w.name, alias, wait_limit);  // Lambda returns the same version
       continue;
     }
     if (!same_code) {
       json update = code_spec();
       update["Architectures"] = json::array({w.arch});
       api.call_settled("PUT", path + "/code", update.dump(), "update code of " + w.name, w.name);
+      wait_until_ready(api, w.name, wait_limit);
     }
     if (!same_config) {
       config.erase("Role");  // keep the role a function has
       api.call_settled("PUT", path + "/configuration", config.dump(), "update configuration of " + w.name);
+      wait_until_ready(api, w.name, wait_limit);
     }
     std::cout << "updated   " << w.name << "\n";
     ++updated;
+    if (!alias.empty()) publish(api, w.name, alias, wait_limit);
   }
   std::cerr << "cppless deploy: " << created << " created, " << updated << " updated, " << unchanged << " unchanged ("
             << s.describe() << ")\n";
@@ -354,8 +334,11 @@ void guarded(F&& f) {
 
 void add_aws_commands(CLI::App& app) {
   struct deploy_args {
-    std::string exe, prefix, role, bucket;
+    std::string exe, prefix, role, bucket, out;
     bool dry_run = false;
+    unsigned wait_s = 300;
+    std::string alias;
+    package_options packaging;
   };
   auto args = std::make_shared<deploy_args>();
   auto* deploy_cmd = app.add_subcommand("deploy", "Create or update one AWS Lambda function per entry of an executable");
@@ -366,8 +349,43 @@ void add_aws_commands(CLI::App& app) {
                          "Upload the package to this S3 bucket (in the functions' region) and deploy from there; "
                          "needed above Lambda's 50 MB direct-upload limit (default: CPPLESS_DEPLOY_BUCKET)");
   deploy_cmd->add_flag("--dry-run", args->dry_run, "Package and print the function names, change nothing");
+  auto add_packaging = [args](CLI::App* cmd) {
+    cmd->add_option("--architecture", args->packaging.architecture,
+                    "x86_64 or arm64: refuse an executable built for the other one (default: the executable's)")
+        ->check(CLI::IsMember({"x86_64", "arm64"}));
+    cmd->add_flag("--no-os-check", [args](std::int64_t) { args->packaging.os_check = false; },
+                  "Skip the check against provided.al2023 (glibc 2.34): only for a Lambda server on this machine");
+  };
+  deploy_cmd->add_option("--publish", args->alias,
+                         "Publish a version of each function and point this alias at it (callers: aws_options::qualifier)");
+  deploy_cmd->add_option("--wait", args->wait_s,
+                         "Seconds to wait for each function to become Active after a change (default 300)");
+  add_packaging(deploy_cmd);
   deploy_cmd->callback([args] {
-    guarded([&] { return deploy(args->exe, args->prefix, args->role, args->bucket, args->dry_run); });
+    guarded([&] {
+      return deploy(args->exe, args->prefix, args->role, args->bucket, args->dry_run, args->packaging,
+                    std::chrono::seconds(args->wait_s), args->alias);
+    });
+  });
+
+  auto* package_cmd = app.add_subcommand("package", "Write the zip `cppless deploy` would upload (<executable>-<arch>.zip)");
+  package_cmd->add_option("executable", args->exe, "A program linked with cppless (its function build)")->required();
+  package_cmd->add_option("--out", args->out, "Folder to write the package into")->required();
+  add_packaging(package_cmd);
+  package_cmd->callback([args] {
+    guarded([&] {
+      const lambda_package package = build_package(args->exe, args->packaging);
+      read_function_manifest(args->exe);  // a cppless program, as deploy would check
+      fs::create_directories(args->out);
+      const fs::path path = fs::path(args->out) / package_file_name(args->exe, package.architecture);
+      std::ofstream(path, std::ios::binary | std::ios::trunc) << package.zip;
+      if (!fs::exists(path) || fs::file_size(path) != package.zip.size())
+        throw std::runtime_error("cannot write " + path.string());
+      std::cout << path.string() << "\n";
+      std::cerr << "cppless package: " << package.zip.size() / 1024 << " KiB, " << package.contents.size() << " files ("
+                << package.architecture << ")\n";
+      return 0;
+    });
   });
 
   auto prefix = std::make_shared<std::string>();

@@ -3,10 +3,14 @@
 //   cppless manifest <executable> [--compact]   print the offloadable functions as JSON
 //   cppless deploy <executable>                  create/update its AWS Lambda functions
 //   cppless functions list|remove                the deployed cppless functions
+//   cppless resource-manager | executor-manager  the servers of the lease backend
 //   cppless report <trace.jsonl> [--html|--plot]  calls, times and cost from an invocation trace
 #include "deploy.hpp"
+#include "lease_commands.hpp"
 #include "manifest.hpp"
 #include "report.hpp"
+#include "objects.hpp"
+#include "shell.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -23,7 +27,10 @@ int main(int argc, char** argv) {
   manifest->add_flag("--compact", compact, "One line instead of indented JSON");
 
   cppless::tools::add_aws_commands(app);
+  cppless::tools::add_lease_commands(app);
   cppless::tools::add_report_command(app);
+  cppless::tools::add_object_commands(app);  // cppless obj ... (shared objects)
+  cppless::tools::add_shell_command(app);    // cppless sh ... (serverless shell)
 
   CLI11_PARSE(app, argc, argv);
   try {

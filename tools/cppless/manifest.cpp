@@ -1,5 +1,7 @@
 #include "manifest.hpp"
 
+#include <cppless/worker.hpp>
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -20,11 +22,11 @@ namespace {
 bool contains_marker(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return bytes.find("CPPLESS-EXECUTABLE-MARKER-v1") != std::string::npos;
+  return bytes.find(cppless::detail::executable_marker) != std::string::npos;
 }
 }  // namespace
 
-nlohmann::json read_manifest(const std::string& executable) {
+nlohmann::json read_manifest(const std::string& executable, const std::vector<std::string>& runner) {
   struct stat st{};
   if (::stat(executable.c_str(), &st) != 0)
     throw manifest_error("cannot read '" + executable + "': " + std::strerror(errno));
@@ -45,15 +47,18 @@ nlohmann::json read_manifest(const std::string& executable) {
     if (std::strncmp(*e, "CPPLESS_", 8) != 0) env.push_back(*e);
   env.push_back(flag.data());
   env.push_back(nullptr);
-  std::string arg0 = executable;
-  char* argv[] = {arg0.data(), nullptr};
+  std::vector<std::string> args = runner;
+  args.push_back(executable);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   pid_t pid;
-  int rc = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argv, env.data());
+  int rc = posix_spawn(&pid, args[0].c_str(), &actions, nullptr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(out[1]);
   if (rc != 0) {
     ::close(out[0]);
-    throw manifest_error("cannot run '" + executable + "': " + std::strerror(rc));
+    throw manifest_error("cannot run '" + args[0] + "': " + std::strerror(rc));
   }
   std::string text;
   char buf[65536];

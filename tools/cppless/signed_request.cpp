@@ -46,7 +46,9 @@ signed_response send(const aws::settings& s, const signed_request& request) {
   curl_easy_setopt(c, CURLOPT_AWS_SIGV4, sigv4.c_str());
   curl_easy_setopt(c, CURLOPT_USERNAME, s.creds.access_key_id.c_str());
   curl_easy_setopt(c, CURLOPT_PASSWORD, s.creds.secret_access_key.c_str());
+  const std::string fallback = s.ca_bundle.empty() ? aws::fallback_ca_bundle(curl_version_info(CURLVERSION_NOW)->cainfo) : "";
   if (!s.ca_bundle.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, s.ca_bundle.c_str());
+  else if (!fallback.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, fallback.c_str());
   curl_easy_setopt(c, CURLOPT_TIMEOUT, request.timeout_s);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &append_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &r.body);

@@ -3,6 +3,8 @@
 // DeleteFunction, ListFunctions. Code comes as a base64 zip (Code.ZipFile) and is unpacked
 // with its file modes into the work directory; its `bootstrap` is what environments run.
 #include "lambda.hpp"
+
+#include <cppless/base64.hpp>
 #include "sigv4.hpp"
 
 #include <nlohmann/json.hpp>
@@ -40,15 +42,13 @@ std::string now_iso() {
 }
 
 bool decode_base64(const std::string& in, std::string& out) {
-  if (in.size() % 4) return false;
-  out.resize(in.size() / 4 * 3);
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
-  if (n < 0) return false;
-  std::size_t pad = 0;
-  if (!in.empty() && in.back() == '=') pad = in[in.size() - 2] == '=' ? 2 : 1;
-  out.resize(static_cast<std::size_t>(n) - pad);
-  return true;
+  try {
+    const cppless::byte_buffer bytes = cppless::base64_decode(in);
+    out.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    return true;
+  } catch (const cppless::error&) {
+    return false;
+  }
 }
 
 bool unzip(const std::string& bytes, const fs::path& dir, std::string& err) {

@@ -2,6 +2,8 @@
 
 #include "sigv4.hpp"
 
+#include <cppless/base64.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
@@ -68,21 +70,8 @@ long long epoch_ms() {
 }
 
 std::string base64(std::string_view in) {
-  static constexpr char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
-                       static_cast<unsigned char>(in[i + 2]);
-    out += a[v >> 18], out += a[(v >> 12) & 63], out += a[(v >> 6) & 63], out += a[v & 63];
-  }
-  if (i < in.size()) {
-    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) |
-                       (i + 1 < in.size() ? static_cast<unsigned char>(in[i + 1]) << 8 : 0);
-    out += a[v >> 18], out += a[(v >> 12) & 63];
-    out += i + 1 < in.size() ? a[(v >> 6) & 63] : '=';
-    out += '=';
-  }
+  cppless::base64_encode_append(std::as_bytes(std::span(in.data(), in.size())), out);
   return out;
 }
 
@@ -169,6 +158,14 @@ void lambda_service::handle(http_request&& req, reply_to reply) {
   if (options_.check_signatures) {
     auto check = check_sigv4(req, options_.keys, "lambda");
     if (!check.ok) return reply.send(aws_error(check.status, check.error_type, check.message));
+    // A request signed for another region is refused, as by Lambda's regional endpoint.
+    const std::string& auth = *req.header("authorization");
+    const std::size_t cred = auth.find("Credential=");
+    const std::size_t d1 = auth.find('/', cred), d2 = auth.find('/', d1 + 1), d3 = auth.find('/', d2 + 1);
+    if (d3 != std::string::npos && auth.compare(d2 + 1, d3 - d2 - 1, options_.region) != 0)
+      return reply.send(aws_error(403, "InvalidSignatureException",
+                                  "Credential should be scoped to a valid region, not '" +
+                                      auth.substr(d2 + 1, std::min<std::size_t>(d3 - d2 - 1, 32)) + "'. "));
   }
   if (req.method == "POST" && req.path.rfind(prefix, 0) == 0 && req.path.size() > prefix.size() + 12 &&
       req.path.compare(req.path.size() - 12, 12, "/invocations") == 0) {
@@ -180,9 +177,63 @@ void lambda_service::handle(http_request&& req, reply_to reply) {
   control(std::move(req), reply);
 }
 
-void lambda_service::invoke(const std::string& name, http_request&& req, reply_to reply) {
+void lambda_service::invoke(const std::string& qualified_name, http_request&& req, reply_to reply) {
+  // A qualifier (?Qualifier=X or NAME:X): this server keeps no versions or aliases, so only
+  // $LATEST exists; Lambda answers any other unknown qualifier with 404, and so does this.
+  std::string name = qualified_name, qualifier;
+  if (const auto colon = name.rfind(':'); colon != std::string::npos && name.rfind("arn:", 0) != 0) {
+    qualifier = name.substr(colon + 1);
+    name.resize(colon);
+  }
+  for (std::size_t start = 0; start < req.query.size();) {
+    const std::size_t end = std::min(req.query.find('&', start), req.query.size());
+    const std::string_view param = std::string_view(req.query).substr(start, end - start);
+    if (param.rfind("Qualifier=", 0) == 0) {
+      qualifier = param.substr(10);
+      for (std::size_t p; (p = qualifier.find("%24")) != std::string::npos;) qualifier.replace(p, 3, "$");
+    }
+    start = end + 1;
+  }
+  // Lambda's name rules (after an ARN prefix): letters, digits, '-' and '_', at most 64.
+  const std::string bare = name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
+  const bool valid_name = !bare.empty() && bare.size() <= 64 &&
+                          std::all_of(bare.begin(), bare.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; });
+  if (!valid_name)
+    return reply.send(aws_error(400, "ValidationException",
+                                "1 validation error detected: Value at 'functionName' failed to satisfy constraint: "
+                                "Member must satisfy regular expression pattern"));
   function* fn = find(name);
-  if (!fn) return reply.send(aws_error(404, "ResourceNotFoundException", "Function not found: " + arn(name)));
+  if (!fn || (!qualifier.empty() && qualifier != "$LATEST"))
+    return reply.send(aws_error(404, "ResourceNotFoundException",
+                                "Function not found: " + arn(name) + (qualifier.empty() ? "" : ":" + qualifier)));
+  const std::string* type = req.header("x-amz-invocation-type");
+  if (type && *type != "RequestResponse" && *type != "Event" && *type != "DryRun")
+    return reply.send(aws_error(400, "InvalidParameterValueException",
+                                "1 validation error detected: Value '" + type->substr(0, 64) +
+                                    "' at 'invocationType' failed to satisfy constraint: Member must satisfy enum "
+                                    "value set: [Event, RequestResponse, DryRun]"));
+  // X-Amz-Client-Context: base64 of a JSON object, at most 3,583 bytes.
+  if (const std::string* context = req.header("x-amz-client-context")) {
+    bool ok = context->size() <= 3583;
+    try {
+      const cppless::byte_buffer decoded = cppless::base64_decode(*context);
+      ok = ok && json::parse(std::string_view(reinterpret_cast<const char*>(decoded.data()), decoded.size()), nullptr,
+                             false).is_object();
+    } catch (const cppless::error&) {
+      ok = false;
+    }
+    if (!ok)
+      return reply.send(aws_error(400, "InvalidRequestContentException",
+                                  "Client context must be a valid Base64-encoded JSON object."));
+  }
+  // The payload must be JSON (an empty one is taken as {}).
+  if (!req.body.empty() && json::parse(req.body, nullptr, false).is_discarded())
+    return reply.send(aws_error(400, "InvalidRequestContentException", "Could not parse request body into json"));
+  // Asynchronous (Event) invocations take at most 1 MB (256 KB until 2025): Lambda answers 413.
+  if (type && *type == "Event" && req.body.size() > options_.max_event_payload)
+    return reply.send(aws_error(413, "RequestEntityTooLargeException",
+                                "Request must be smaller than " + std::to_string(options_.max_event_payload) +
+                                    " bytes for the InvokeAsync operation"));
   if (req.body.size() > options_.max_payload)
     return reply.send(aws_error(413, "RequestEntityTooLargeException",
                                 "Request must be smaller than " + std::to_string(options_.max_payload) +
@@ -199,7 +250,6 @@ void lambda_service::invoke(const std::string& name, http_request&& req, reply_t
     return reply.send(aws_error(f.status, f.status == 429 ? "TooManyRequestsException" : "ServiceException",
                                 f.status == 429 ? "Rate Exceeded." : "Injected service error"));
   }
-  const std::string* type = req.header("x-amz-invocation-type");
   if (type && *type == "DryRun") return reply.send({204, {{"x-amzn-RequestId", uuid()}}, ""});
   auto inv = std::make_shared<invocation>();
   inv->id = uuid();

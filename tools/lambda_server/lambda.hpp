@@ -28,6 +28,7 @@ struct server_options {
   unsigned default_timeout = 30;       // seconds, for functions created without one
   bool forward_output = false;         // copy functions' stdout/stderr to ours
   std::size_t max_payload = 6291456;   // Lambda's synchronous request and response limit
+  std::size_t max_event_payload = 1048576;  // Lambda's limit for an Event (asynchronous) request
   std::map<std::string, std::string> extra_env;  // given to every environment
 };
 

@@ -1,5 +1,7 @@
 #include "sigv4.hpp"
 
+#include <cppless/base64.hpp>
+
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
@@ -86,9 +88,9 @@ std::string sha256_hex(std::string_view data) {
 std::string sha256_base64(std::string_view data) {
   unsigned char d[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), d);
-  unsigned char out[64];
-  const int n = EVP_EncodeBlock(out, d, sizeof d);
-  return std::string(reinterpret_cast<char*>(out), static_cast<std::size_t>(n));
+  std::string out;
+  cppless::base64_encode_append(std::as_bytes(std::span(d)), out);
+  return out;
 }
 
 sigv4_result check_sigv4(const http_request& req, const std::map<std::string, std::string>& keys,

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <chrono>
+#include <span>
 #include <string>
 
 namespace cppless::aws {
@@ -45,5 +46,16 @@ struct settings {
   // For messages: region, endpoint, key id and the sources; never the secret or the token.
   std::string describe() const;
 };
+
+// Where Linux distributions keep the system's CA bundle: Debian/Ubuntu, Amazon Linux 2023/RHEL
+// (/etc/pki), SUSE, Alpine.
+inline const char* const system_ca_bundles[] = {
+    "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
+    "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", "/etc/ssl/ca-bundle.pem", "/etc/ssl/cert.pem"};
+
+// The CA bundle libcurl should use when none is configured: empty if libcurl's compiled-in one
+// (`builtin`, from curl_version_info) exists, else the first readable of `candidates` (a program
+// built on Debian keeps Debian's path, which Amazon Linux 2023 does not have), else empty.
+std::string fallback_ca_bundle(const char* builtin, std::span<const char* const> candidates = system_ca_bundles);
 
 }  // namespace cppless::aws

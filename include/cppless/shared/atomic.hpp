@@ -14,7 +14,7 @@ namespace cppless::shared {
 class store;
 
 template <class T>
-class atomic {
+class atomic : public detail::handle {
  public:
   atomic() = default;
 
@@ -38,22 +38,14 @@ class atomic {
     return false;
   }
 
-  [[nodiscard]] const std::string& name() const noexcept { return ref_.name; }
-  [[nodiscard]] const detail::object_ref& ref() const noexcept { return ref_; }
   static const detail::kind_info& kind() {
     static const detail::kind_info k{"atomic|" + detail::type_tag<T>(), "atomic<" + detail::type_name<T>() + ">"};
     return k;
   }
 
-  template <class Archive>
-  void serialize(Archive& ar) {
-    ar(ref_);
-  }
-
  private:
   friend class shared::store;
-  explicit atomic(detail::object_ref ref) : ref_(std::move(ref)) {}
-  detail::object_ref ref_;
+  explicit atomic(detail::object_ref ref) : handle(std::move(ref)) {}
 };
 
 }  // namespace cppless::shared

@@ -14,17 +14,15 @@ namespace cppless::shared {
 
 class store;
 
-class barrier {
+class barrier : public detail::handle {
  public:
   barrier() = default;
 
   // Blocks until all parties of this generation have arrived; returns the generation number
-  // (0, 1, 2, ...). Throws shared::timeout after `timeout` (the arrival is withdrawn).
+  // (0, 1, 2, ...). Throws shared::wait_timeout after `timeout` (the arrival is withdrawn).
   std::int64_t arrive_and_wait(milliseconds timeout = default_wait) const;
   [[nodiscard]] int parties() const noexcept { return parties_; }
 
-  [[nodiscard]] const std::string& name() const noexcept { return ref_.name; }
-  [[nodiscard]] const detail::object_ref& ref() const noexcept { return ref_; }
   static const detail::kind_info& kind();
 
   template <class Archive>
@@ -34,8 +32,7 @@ class barrier {
 
  private:
   friend class store;
-  barrier(detail::object_ref ref, int parties) : ref_(std::move(ref)), parties_(parties) {}
-  detail::object_ref ref_;
+  barrier(detail::object_ref ref, int parties) : handle(std::move(ref)), parties_(parties) {}
   int parties_ = 0;
 };
 

@@ -28,7 +28,7 @@ struct best_snapshot {
 };
 
 template <numeric V, class P>
-class best {
+class best : public detail::handle {
  public:
   best() = default;
 
@@ -60,8 +60,6 @@ class best {
       return d == maximize ? std::numeric_limits<V>::lowest() : std::numeric_limits<V>::max();
   }
 
-  [[nodiscard]] const std::string& name() const noexcept { return ref_.name; }
-  [[nodiscard]] const detail::object_ref& ref() const noexcept { return ref_; }
   static const detail::kind_info& kind_for(direction d) {
     static const detail::kind_info max{"best|" + detail::type_tag<V>() + "|" + detail::type_tag<P>() + "|max",
                                        "best<" + detail::type_name<V>() + ", " + detail::type_name<P>() + "> (maximize)"};
@@ -77,8 +75,7 @@ class best {
 
  private:
   friend class shared::store;
-  best(detail::object_ref ref, direction d) : ref_(std::move(ref)), dir_(d) {}
-  detail::object_ref ref_;
+  best(detail::object_ref ref, direction d) : handle(std::move(ref)), dir_(d) {}
   direction dir_ = maximize;
 };
 

@@ -32,9 +32,12 @@ inline constexpr milliseconds default_wait{60'000};
 
 // Process-wide connection behaviour; set before the first call (not synchronised).
 struct settings {
-  milliseconds connect_timeout{2'000};   // per connection attempt
-  milliseconds command_timeout{10'000};  // per reply of a non-blocking call
-  milliseconds retry_budget{2'000};      // how long to keep reconnecting after a lost connection
+  milliseconds connect_timeout{2'000};   // per connection attempt (within the retry budget)
+  milliseconds command_timeout{10'000};  // per reply of a non-blocking call (within the retry budget)
+  // How long one non-blocking call may take in all, resends and reconnections included: a call
+  // that cannot complete within it ends in connection_error (or outcome_unknown). A blocking call
+  // waits its own timeout, and this budget for each reconnection. Must be positive.
+  milliseconds retry_budget{2'000};
 };
 settings& process_settings();
 
@@ -45,6 +48,10 @@ void register_password(const address& where, std::string password);
 namespace detail {
 
 using clock = std::chrono::steady_clock;
+
+// Sets (or, with nullopt, removes) the password registered for an address; returns the one it
+// replaces. store::connect puts back the previous one when the server rejects a new one.
+std::optional<std::string> swap_password(const address& where, std::optional<std::string> password);
 
 struct reply {
   enum class kind : std::uint8_t { nil, integer, string, array, status, error };
@@ -72,6 +79,9 @@ enum class script : std::uint8_t {
   future_set, future_get, future_register, future_withdraw,
   map_get, map_put, map_erase, map_merge, map_size,
   queue_push, queue_pop, queue_size,
+  map_entries, map_scan,
+  list_push, list_pop, list_get, list_set, list_range, list_size,
+  bytes_get, bytes_set, bytes_add, bytes_cas, bytes_all,
   count_
 };
 
@@ -88,7 +98,9 @@ struct object_ref {
   std::string ns;
   std::string name;
 
-  [[nodiscard]] std::string key() const { return ns + ":" + name; }
+  // "{ns:name}": braces make it a Redis Cluster hash tag, and every auxiliary key starts with it,
+  // so an object's keys share one slot (namespaces may not contain braces).
+  [[nodiscard]] std::string key() const { return "{" + ns + ":" + name + "}"; }
   // The key of one of the object's auxiliary Redis values (separated by \x1f, which names may not
   // contain, so no object's key can collide with another's auxiliary keys).
   [[nodiscard]] std::string sub_key(std::string_view suffix) const { return key() + '\x1f' + std::string(suffix); }
@@ -101,13 +113,40 @@ struct object_ref {
   }
 };
 
+// What every handle is: the identity of its object (address, namespace, name), so handles are
+// small values that copy, capture and serialize; the object types add their operations.
+class handle {
+ public:
+  [[nodiscard]] const std::string& name() const noexcept { return ref_.name; }
+  [[nodiscard]] const object_ref& ref() const noexcept { return ref_; }
+
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(ref_);
+  }
+
+ protected:
+  handle() = default;
+  explicit handle(object_ref ref) : ref_(std::move(ref)) {}
+  object_ref ref_;
+};
+
 class pool;
+class routing;
 struct connection;
 
-// One pooled connection, held for a sequence of calls (returned to the pool on destruction).
+// One pooled connection, held for a sequence of calls (returned to the pool on destruction). On a
+// Redis Cluster it is a connection to the master that serves the object's slot, followed to
+// another master on MOVED/ASK or after a failover (keeping its client id and sequence numbers).
 class session {
  public:
+  // For calls on one object (routed by its key's slot on a cluster).
+  explicit session(const object_ref& obj);
+  // For calls that name no object (PING): any node.
   explicit session(const address& where);
+  // For calls on one node's own keys (SCAN, UNLINK), never redirected.
+  struct pinned_t {};
+  session(const address& node, pinned_t);
   ~session();
   session(const session&) = delete;
   session& operator=(const session&) = delete;
@@ -116,6 +155,12 @@ class session {
   // retried after a lost reply. Maps the script's errors to the exceptions of errors.hpp.
   reply script(const object_ref& obj, detail::script s, const kind_info& kind, bool mutating,
                std::initializer_list<std::string_view> args);
+  // Runs a script given its numkeys, keys and arguments (EVALSHA, or EVAL when the server does
+  // not know it yet); error replies are returned. `changes`: the call changes state (only for
+  // the message when its outcome stays unknown).
+  reply eval(detail::script s, std::span<const std::string_view> keys_and_args, bool changes);
+  // Runs a Redis Function (FCALL name numkeys keys... args...), like eval.
+  reply fcall(std::string_view function, std::span<const std::string_view> keys_and_args, bool changes);
   // Runs a blocking command (BLPOP, BLMOVE); the server-side timeout (seconds, from the deadline)
   // is appended as the last argument. nullopt: the connection was lost while blocked and has been
   // re-established — the caller must find out what happened before blocking again.
@@ -126,9 +171,28 @@ class session {
   reply raw(std::span<const std::string_view> argv);
   // This connection's client id, as recorded by scripts (stable across reconnections).
   [[nodiscard]] const std::string& client_id() const;
-  [[nodiscard]] const address& where() const;
+  // The client's sequence counter: a changing call takes the next number.
+  std::uint64_t& next_sequence();
+  // The address the session was opened for (the seed of a cluster).
+  [[nodiscard]] const address& where() const noexcept { return seed_; }
+  // The masters of the cluster the address belongs to, or the address itself.
+  static std::vector<address> nodes_of(const address& where);
 
  private:
+  void open(const address& where, std::string_view route_key, bool pinned);
+  // Moves the session to `node` (cluster): another pooled connection, same client identity.
+  void bind(const address& node);
+  // After a failure in cluster mode: re-reads the slot map and follows the slot to its master.
+  void follow_slot(clock::time_point deadline);
+  reply call(std::span<const std::string_view> argv, clock::time_point deadline, bool changes);
+  // call(), then (cluster, changing call, master with replicas) WAIT for a replica; `body`: the
+  // script's source, sent with EVAL when the server answers NOSCRIPT.
+  reply confirmed(std::vector<std::string_view>& argv, clock::time_point deadline, bool changes, std::string_view body);
+
+  address seed_;
+  std::shared_ptr<routing> routing_;  // set in cluster mode
+  std::uint16_t slot_ = 0;
+  bool has_slot_ = false;
   std::shared_ptr<pool> pool_;
   std::unique_ptr<connection> conn_;
 };
@@ -136,7 +200,7 @@ class session {
 // A one-call session: the common case.
 inline reply run(const object_ref& obj, script s, const kind_info& kind, bool mutating,
                  std::initializer_list<std::string_view> args) {
-  session ses(obj.addr);
+  session ses(obj);
   return ses.script(obj, s, kind, mutating, args);
 }
 

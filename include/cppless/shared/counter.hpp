@@ -13,7 +13,7 @@ namespace cppless::shared {
 
 class store;
 
-class counter {
+class counter : public detail::handle {
  public:
   counter() = default;  // unbound; real handles come from store::counter (or a deserialized copy)
 
@@ -23,19 +23,11 @@ class counter {
   // Sets the value and returns the previous one.
   std::int64_t reset(std::int64_t value = 0) const;
 
-  [[nodiscard]] const std::string& name() const noexcept { return ref_.name; }
-  [[nodiscard]] const detail::object_ref& ref() const noexcept { return ref_; }
   static const detail::kind_info& kind();
-
-  template <class Archive>
-  void serialize(Archive& ar) {
-    ar(ref_);
-  }
 
  private:
   friend class store;
-  explicit counter(detail::object_ref ref) : ref_(std::move(ref)) {}
-  detail::object_ref ref_;
+  explicit counter(detail::object_ref ref) : handle(std::move(ref)) {}
 };
 
 }  // namespace cppless::shared

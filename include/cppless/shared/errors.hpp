@@ -14,11 +14,21 @@ class error : public cppless::error {
   using cppless::error::error;
 };
 
-// Redis cannot be reached, or the connection broke and could not be re-established within the
-// retry budget. The message names the address and the system's reason (e.g. "Connection refused").
+// Redis cannot be reached, the connection broke and could not be re-established, or Redis kept
+// answering "not now" (LOADING, BUSY, TRYAGAIN, MASTERDOWN, CLUSTERDOWN) for the whole retry
+// budget. The message names the address and the reason (e.g. "Connection refused"). The call did
+// not take effect, unless it is an outcome_unknown.
 class connection_error : public error {
  public:
   using error::error;
+};
+
+// A changing call was sent, its reply was lost, and no resend got through within the retry
+// budget: it may or may not have taken effect (a later call of the same handle is still applied
+// once, in order).
+class outcome_unknown : public connection_error {
+ public:
+  using connection_error::connection_error;
 };
 
 // Redis refused the credentials (WRONGPASS), wants a password that was not given (NOAUTH), or the
@@ -42,14 +52,29 @@ class missing_object : public error {
   using error::error;
 };
 
-// A blocking operation (barrier, latch, semaphore, future, queue pop) did not complete in time.
-// Whatever the call had registered (an arrival, a waiter) has been withdrawn.
-class timeout : public error {
+// A blocking operation (barrier, latch, semaphore, future, queue pop) did not complete within
+// the timeout it was given. Whatever the call had registered (an arrival, a waiter) has been
+// withdrawn. (Not cppless::timeout_error, which is a dispatched function running too long.)
+class wait_timeout : public error {
+ public:
+  using error::error;
+};
+using timeout [[deprecated("renamed cppless::shared::wait_timeout")]] = wait_timeout;
+
+// A user-defined operation (custom.hpp) failed: its library did not load (the message carries
+// Redis' words), it is not defined, or its body raised (the object was left as it was).
+class operation_error : public error {
  public:
   using error::error;
 };
 
-// future<T>::set on a future that already holds a value.
+// An index outside a list or byte array; nothing was read or changed.
+class index_out_of_range : public error {
+ public:
+  using error::error;
+};
+
+// write_once<T>::set on an object that already holds a value.
 class already_set : public error {
  public:
   using error::error;

@@ -12,31 +12,23 @@ namespace cppless::shared {
 
 class store;
 
-class latch {
+class latch : public detail::handle {
  public:
   latch() = default;
 
   // Decrements by n; returns the remaining count.
   std::int64_t count_down(std::int64_t n = 1) const;
-  // Blocks until the count is zero; throws shared::timeout after `timeout`.
+  // Blocks until the count is zero; throws shared::wait_timeout after `timeout`.
   void wait(milliseconds timeout = default_wait) const;
   [[nodiscard]] bool try_wait() const;
   void arrive_and_wait(std::int64_t n = 1, milliseconds timeout = default_wait) const;
   [[nodiscard]] std::int64_t count() const;
 
-  [[nodiscard]] const std::string& name() const noexcept { return ref_.name; }
-  [[nodiscard]] const detail::object_ref& ref() const noexcept { return ref_; }
   static const detail::kind_info& kind();
-
-  template <class Archive>
-  void serialize(Archive& ar) {
-    ar(ref_);
-  }
 
  private:
   friend class store;
-  explicit latch(detail::object_ref ref) : ref_(std::move(ref)) {}
-  detail::object_ref ref_;
+  explicit latch(detail::object_ref ref) : handle(std::move(ref)) {}
 };
 
 }  // namespace cppless::shared

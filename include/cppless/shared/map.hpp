@@ -14,6 +14,10 @@
 #include <limits>
 #include <optional>
 #include <type_traits>
+#include <utility>
+#include <vector>
+#include <algorithm>
+#include <string>
 
 namespace cppless::shared {
 
@@ -22,7 +26,7 @@ class store;
 enum class merge_op { add, min, max };
 
 template <class K, class V>
-class map {
+class map : public detail::handle {
  public:
   map() = default;
 
@@ -56,23 +60,40 @@ class map {
   }
   [[nodiscard]] std::int64_t size() const { return detail::run(ref_, detail::script::map_size, kind(), false, {}).int_at(0); }
 
-  [[nodiscard]] const std::string& name() const noexcept { return ref_.name; }
-  [[nodiscard]] const detail::object_ref& ref() const noexcept { return ref_; }
+  // Every entry, read at one instant (one script: for maps that fit in a reply comfortably).
+  [[nodiscard]] std::vector<std::pair<K, V>> snapshot() const {
+    return entries_of(detail::run(ref_, detail::script::map_entries, kind(), false, {}), 0);
+  }
+  // One step of an iteration over a map of any size: start with cursor "0", continue with the
+  // returned cursor until it is "0" again. Not a snapshot: an entry present throughout is
+  // returned at least once (possibly twice), changes made meanwhile may or may not be seen.
+  struct page {
+    std::string cursor;
+    std::vector<std::pair<K, V>> entries;
+  };
+  [[nodiscard]] page scan(const std::string& cursor = "0", int count = 256) const {
+    const std::string c = std::to_string(std::max(count, 1));
+    detail::reply r = detail::run(ref_, detail::script::map_scan, kind(), false, {cursor, c});
+    return page{r.str_at(0), entries_of(r, 1)};
+  }
+
   static const detail::kind_info& kind() {
     static const detail::kind_info k{"map|" + detail::type_tag<K>() + "|" + detail::type_tag<V>(),
                                      "map<" + detail::type_name<K>() + ", " + detail::type_name<V>() + ">"};
     return k;
   }
 
-  template <class Archive>
-  void serialize(Archive& ar) {
-    ar(ref_);
-  }
 
  private:
   friend class shared::store;
-  explicit map(detail::object_ref ref) : ref_(std::move(ref)) {}
-  detail::object_ref ref_;
+  explicit map(detail::object_ref ref) : handle(std::move(ref)) {}
+
+  static std::vector<std::pair<K, V>> entries_of(const detail::reply& r, std::size_t first) {
+    std::vector<std::pair<K, V>> out;
+    for (std::size_t i = first; i + 1 < r.elements.size(); i += 2)
+      out.emplace_back(detail::decode<K>(r.elements[i].str), detail::decode<V>(r.elements[i + 1].str));
+    return out;
+  }
 };
 
 }  // namespace cppless::shared

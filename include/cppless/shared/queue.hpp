@@ -25,7 +25,7 @@ std::optional<std::string> pop_item(const object_ref& obj, const kind_info& kind
 }  // namespace detail
 
 template <class T>
-class queue {
+class queue : public detail::handle {
  public:
   queue() = default;
 
@@ -34,10 +34,10 @@ class queue {
     const std::string item = detail::encode_tagged(value);
     return detail::run(ref_, detail::script::queue_push, kind(), true, {item}).int_at(0);
   }
-  // Takes the head, waiting for one; throws shared::timeout after `timeout`.
+  // Takes the head, waiting for one; throws shared::wait_timeout after `timeout`.
   T pop(milliseconds timeout = default_wait) const {
     if (auto v = pop_for(timeout)) return std::move(*v);
-    throw shared::timeout("cppless::shared: queue " + ref_.describe() + " stayed empty " + detail::after(timeout));
+    throw shared::wait_timeout("cppless::shared: queue " + ref_.describe() + " stayed empty " + detail::after(timeout));
   }
   // Takes the head, waiting up to `timeout`; nullopt if none came.
   std::optional<T> pop_for(milliseconds timeout) const {
@@ -53,22 +53,14 @@ class queue {
   }
   [[nodiscard]] std::int64_t size() const { return detail::run(ref_, detail::script::queue_size, kind(), false, {}).int_at(0); }
 
-  [[nodiscard]] const std::string& name() const noexcept { return ref_.name; }
-  [[nodiscard]] const detail::object_ref& ref() const noexcept { return ref_; }
   static const detail::kind_info& kind() {
     static const detail::kind_info k{"queue|" + detail::type_tag<T>(), "queue<" + detail::type_name<T>() + ">"};
     return k;
   }
 
-  template <class Archive>
-  void serialize(Archive& ar) {
-    ar(ref_);
-  }
-
  private:
   friend class shared::store;
-  explicit queue(detail::object_ref ref) : ref_(std::move(ref)) {}
-  detail::object_ref ref_;
+  explicit queue(detail::object_ref ref) : handle(std::move(ref)) {}
 };
 
 }  // namespace cppless::shared

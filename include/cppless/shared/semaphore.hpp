@@ -12,30 +12,22 @@ namespace cppless::shared {
 
 class store;
 
-class semaphore {
+class semaphore : public detail::handle {
  public:
   semaphore() = default;
 
-  // Takes n permits, blocking until they are available; throws shared::timeout after `timeout`.
+  // Takes n permits, blocking until they are available; throws shared::wait_timeout after `timeout`.
   void acquire(std::int64_t n = 1, milliseconds timeout = default_wait) const;
   [[nodiscard]] bool try_acquire(std::int64_t n = 1) const;
   // Returns n permits; returns the number available afterwards.
   std::int64_t release(std::int64_t n = 1) const;
   [[nodiscard]] std::int64_t available() const;
 
-  [[nodiscard]] const std::string& name() const noexcept { return ref_.name; }
-  [[nodiscard]] const detail::object_ref& ref() const noexcept { return ref_; }
   static const detail::kind_info& kind();
-
-  template <class Archive>
-  void serialize(Archive& ar) {
-    ar(ref_);
-  }
 
  private:
   friend class store;
-  explicit semaphore(detail::object_ref ref) : ref_(std::move(ref)) {}
-  detail::object_ref ref_;
+  explicit semaphore(detail::object_ref ref) : handle(std::move(ref)) {}
 };
 
 }  // namespace cppless::shared

@@ -14,15 +14,18 @@
 
 #include <cppless/shared/atomic.hpp>
 #include <cppless/shared/barrier.hpp>
+#include <cppless/shared/byte_array.hpp>
 #include <cppless/shared/best.hpp>
 #include <cppless/shared/client.hpp>
 #include <cppless/shared/codec.hpp>
 #include <cppless/shared/counter.hpp>
-#include <cppless/shared/future.hpp>
+#include <cppless/shared/custom.hpp>
 #include <cppless/shared/latch.hpp>
+#include <cppless/shared/list.hpp>
 #include <cppless/shared/map.hpp>
 #include <cppless/shared/queue.hpp>
 #include <cppless/shared/semaphore.hpp>
+#include <cppless/shared/write_once.hpp>
 
 #include <cstddef>
 #include <string>
@@ -67,10 +70,14 @@ class store {
   // The permits apply when the semaphore is created.
   shared::semaphore semaphore(std::string_view name, std::int64_t permits) const;
   template <class T>
-  shared::future<T> future(std::string_view name) const {
-    shared::future<T> f(ref(name));
-    detail::open_object(f.ref(), f.kind(), {}, {{"has", "0"}, {"wt", "0"}});
+  shared::write_once<T> write_once(std::string_view name) const {
+    shared::write_once<T> f(ref(name));
+    detail::open_object(f.ref(), f.kind(), {}, {{"has", "0"}});
     return f;
+  }
+  template <class T>
+  [[deprecated("renamed store::write_once")]] shared::write_once<T> future(std::string_view name) const {
+    return write_once<T>(name);
   }
   template <class K, class V>
   shared::map<K, V> map(std::string_view name) const {
@@ -78,6 +85,20 @@ class store {
     detail::open_object(m.ref(), m.kind(), {}, {{"n", "0"}});
     return m;
   }
+  // Loads a user-defined type's operations into the server (every master of a cluster), replacing
+  // an earlier definition; operation_error if Redis refuses the code.
+  void define(const object_type& type) const;
+  // Opens an object of a defined type (created empty: a hash with no fields of the user's).
+  shared::custom_object custom(std::string_view type, std::string_view name) const;
+  template <class T>
+  shared::list<T> list(std::string_view name) const {
+    shared::list<T> l(ref(name));
+    detail::open_object(l.ref(), l.kind(), {});
+    return l;
+  }
+  // size >= 1 bytes, all 0 when created; opening an existing array with another size is a
+  // type_mismatch.
+  shared::byte_array byte_array(std::string_view name, std::int64_t size) const;
   template <class T>
   shared::queue<T> queue(std::string_view name) const {
     shared::queue<T> q(ref(name));
@@ -87,6 +108,11 @@ class store {
 
   // Deletes every key of the namespace (all its objects); returns how many keys there were.
   std::size_t remove_namespace() const;
+  // Objects outlive a run when their namespace is named (connect(url, "my-project")) and not
+  // removed. These give such a namespace an expiry: every key now in it expires `ttl` from now
+  // (objects created later do not: call again), or no longer expires. Return the keys changed.
+  std::size_t expire_namespace(milliseconds ttl) const;
+  std::size_t persist_namespace() const;
   // One PING round trip (checks that the server answers).
   void ping() const;
 

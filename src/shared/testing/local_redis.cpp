@@ -1,6 +1,6 @@
 // Starting and stopping a private redis-server (fork + exec; waits until it answers PING).
-#include <cppless/shared/errors.hpp>
-#include <cppless/shared/local_redis.hpp>
+#include <cppless/error.hpp>
+#include <cppless/testing/local_redis.hpp>
 
 #include <arpa/inet.h>
 #include <cerrno>
@@ -20,7 +20,7 @@
 
 #include <filesystem>
 
-namespace cppless::shared {
+namespace cppless::testing {
 namespace {
 
 // A port the kernel just considered free (there is a window before redis binds it; start()
@@ -35,7 +35,7 @@ int free_port() {
   if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
       ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
     if (fd >= 0) ::close(fd);
-    throw error(std::string("cppless::shared::local_redis: cannot find a free port: ") + std::strerror(errno));
+    throw cppless::error(std::string("cppless::testing::local_redis: cannot find a free port: ") + std::strerror(errno));
   }
   ::close(fd);
   return ntohs(a.sin_port);
@@ -69,7 +69,7 @@ std::string find_executable(const std::string& name) {
     std::string candidate = dir + "/" + name;
     if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
-  throw error("cppless::shared::local_redis: " + name + " not found on PATH (Debian: apt-get install redis-server)");
+  throw cppless::error("cppless::testing::local_redis: " + name + " not found on PATH (Debian: apt-get install redis-server)");
 }
 
 std::string tail_of(const std::string& file) {
@@ -85,14 +85,14 @@ local_redis::local_redis() : local_redis(options{}) {}
 local_redis::local_redis(options opts) : opts_(std::move(opts)) {
   char tmpl[] = "/tmp/cppless-redis-XXXXXX";
   if (::mkdtemp(tmpl) == nullptr)
-    throw error(std::string("cppless::shared::local_redis: cannot create a temporary directory: ") + std::strerror(errno));
+    throw cppless::error(std::string("cppless::testing::local_redis: cannot create a temporary directory: ") + std::strerror(errno));
   dir_ = tmpl;
   for (int attempt = 0;; ++attempt) {
     port_ = free_port();
     try {
       start();
       return;
-    } catch (const error&) {
+    } catch (const cppless::error&) {
       if (attempt == 4) {
         std::error_code ec;
         std::filesystem::remove_all(dir_, ec);
@@ -126,7 +126,7 @@ void local_redis::start() {
   argv.push_back(nullptr);
   const pid_t parent = ::getpid();
   pid_t pid = ::fork();
-  if (pid < 0) throw error(std::string("cppless::shared::local_redis: fork failed: ") + std::strerror(errno));
+  if (pid < 0) throw cppless::error(std::string("cppless::testing::local_redis: fork failed: ") + std::strerror(errno));
   if (pid == 0) {
     // Only async-signal-safe calls here: the parent may have other threads.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -140,11 +140,11 @@ void local_redis::start() {
     int status = 0;
     if (::waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      throw error("cppless::shared::local_redis: redis-server exited on port " + std::to_string(port_) + ": " + tail_of(log));
+      throw cppless::error("cppless::testing::local_redis: redis-server exited on port " + std::to_string(port_) + ": " + tail_of(log));
     }
     if (std::chrono::steady_clock::now() > give_up) {
       stop();
-      throw error("cppless::shared::local_redis: redis-server on port " + std::to_string(port_) + " did not answer within 10 s");
+      throw cppless::error("cppless::testing::local_redis: redis-server on port " + std::to_string(port_) + " did not answer within 10 s");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
@@ -166,9 +166,17 @@ void local_redis::stop() {
   pid_ = -1;
 }
 
+void local_redis::kill() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
 void local_redis::restart() {
   stop();
   start();
 }
 
-}  // namespace cppless::shared
+}  // namespace cppless::testing

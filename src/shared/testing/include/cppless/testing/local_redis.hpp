@@ -1,7 +1,8 @@
-// cppless/shared/local_redis.hpp — a private redis-server on a free loopback port, for tests,
-// benchmarks and demos (no persistence, data in a temporary directory, stopped by pid).
+// cppless/testing/local_redis.hpp — a private redis-server on a free loopback port, for tests,
+// benchmarks and demos (no persistence unless asked, data in a temporary directory, stopped by
+// pid). Not user API: the target cppless_shared_testing, not cppless::shared, provides it.
 //
-//   cppless::shared::local_redis redis;                   // started, answering
+//   cppless::testing::local_redis redis;                  // started, answering
 //   auto store = cppless::shared::store::connect(redis.url());
 //
 // The server is bound to 127.0.0.1 only, and dies with the thread that started it
@@ -12,7 +13,7 @@
 #include <sys/types.h>
 #include <vector>
 
-namespace cppless::shared {
+namespace cppless::testing {
 
 class local_redis {
  public:
@@ -34,8 +35,13 @@ class local_redis {
   [[nodiscard]] std::string url() const;
   // Stops the server now (SIGTERM, then SIGKILL after 2 s); the port stays reserved for restart().
   void stop();
-  // Starts it again on the same port (empty: no data survives).
+  // Kills it at once (SIGKILL: no shutdown, no final save); the port stays reserved for restart().
+  void kill();
+  // Starts it again on the same port, in the same directory (so an append-only file, when
+  // extra_args turned it on, is loaded again; otherwise the data is gone).
   void restart();
+  // The directory the server runs in (its log is redis.log there).
+  [[nodiscard]] const std::string& dir() const noexcept { return dir_; }
 
  private:
   void start();
@@ -46,4 +52,4 @@ class local_redis {
   pid_t pid_ = -1;
 };
 
-}  // namespace cppless::shared
+}  // namespace cppless::testing
