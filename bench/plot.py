@@ -249,6 +249,8 @@ def plot_cost(cost, meta, path):
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
     ax_t.set_ylabel("seconds (local workers)")
+    ax_t.set_ylim(bottom=0)
+    ax_c.set_ylim(bottom=0)
     ax_c.set_ylabel("µUSD on AWS Lambda (price model)")
     ax_t.set_title(f"pi, {cost['samples']:,} samples: time")
     ax_c.set_title("cost: Lambda price model applied to the local run's traces")

@@ -873,6 +873,28 @@ def block_cost(cost):
             + table(["memory MB", "functions", "seconds", "GB-s", "Lambda x86_64, µUSD", "Lambda arm64, µUSD"], rows))
 
 
+def trace_figures(records):
+    """bench_trace's summaries: Figure(ratio on/off), Figure(off ns), Figure(on ns); or Unavailable."""
+    recs = [r for r in this_run(records, "bench_trace.jsonl", "bench_trace")
+            if r.get("suite") == "trace" and r.get("case") == "hot_noop_overhead"]
+    if not recs:
+        return Unavailable(not_measured(records, "bench_trace.jsonl", "bench_trace"))
+    return {"ratio": Figure([r["ratio"] for r in recs]), "off": Figure([r["median_off_ns"] for r in recs]),
+            "on": Figure([r["median_on_ns"] for r in recs]), "bytes": recs[0].get("bytes_per_line", 0),
+            "rounds": recs[0].get("rounds", 0), "calls": recs[0].get("calls", 0)}
+
+
+def block_trace(tr):
+    if isinstance(tr, Unavailable):
+        return f"_bench_trace: {tr.reason}._"
+    return (runs_note("bench_trace", [tr["ratio"]])
+            + f"Hot no-op call (one busy-polling worker, 64 B each way), {tr['rounds']} rounds of {tr['calls']:,} calls "
+            "alternating tracing off and on (which goes first alternates too); medians over the rounds. "
+            f"A trace line is about {tr['bytes']} bytes.\n\n"
+            + table(["tracing off", "tracing on", "on ÷ off", "goal"],
+                    [[fmt_ns(tr["off"].median), fmt_ns(tr["on"].median), fmt_ratio(tr["ratio"].median), "≤ 1.05x"]]))
+
+
 def goals(lat, tp, cold, apps, cores, ser, shared=None, aws=None):
     """[(goal, measured, met or None)]; shared and aws as shared_figures and aws_figures return them."""
     out = []
@@ -1059,7 +1081,11 @@ def main():
     graph = graph_figures(records)
     raytracer = raytracer_figures(records)
     cost = cost_figures(records)
+    tracing = trace_figures(records)
     goal_rows = goals(lat, tp, cold, apps, cores, ser, shared, aws)
+    if not isinstance(tracing, Unavailable):
+        r = tracing["ratio"].median
+        goal_rows.append(("tracing on adds ≤ 5% to the hot no-op call", fmt_ratio(r), r <= 1.05))
     lease = lease_figures(records)
     goal_rows += lease_goals(lease)
     blocks = {
@@ -1077,6 +1103,7 @@ def main():
         "graph": block_graph(graph),
         "raytracer": block_raytracer(raytracer),
         "cost": block_cost(cost),
+        "trace": block_trace(tracing),
         "lease": block_lease(lease),
         "steps": block_steps(records),
     }

@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
 
   std::vector<double> all[2];
   for (int r = 0; r < rounds; ++r) {
-    for (int tracing = 0; tracing < 2; ++tracing) {
+    for (int k = 0; k < 2; ++k) {
+      const int tracing = (k + r) % 2;  // which goes first alternates too
       if (tracing) cppless::trace::start(path);
       std::vector<double> samples;
       samples.reserve(static_cast<std::size_t>(calls));

@@ -4,6 +4,8 @@
 #include <cppless/entry.hpp>
 #include <cppless/identity.hpp>
 
+#include "json_text.hpp"
+
 #include <cxxabi.h>
 
 #include <algorithm>
@@ -113,24 +115,9 @@ std::vector<const entry*> registry::entries() const {
 
 namespace {
 std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
+  std::string out;
+  detail::append_json_string(out, text);
+  return out;
 }
 
 std::string hex(std::uint64_t v) {

@@ -12,7 +12,8 @@
 // The version passed is cereal's registered class version (CEREAL_CLASS_VERSION) or 0: both ends
 // are the same build, so the current version is always the right one.
 // Not supported: load_and_construct (types need a default constructor to be loaded inside
-// containers), cereal::defer, polymorphic pointer registration.
+// containers), cereal::defer, cereal's own CEREAL_REGISTER_TYPE (cppless has its own:
+// CPPLESS_REGISTER_TYPE, archive/types/polymorphic.hpp).
 #pragma once
 
 #include <cstdint>
@@ -357,7 +358,7 @@ struct codec<::cereal::base_class<B>> {
   static void load(in_ar& ar, ::cereal::base_class<B>& b) { codec<B>::load(ar, *b.base_ptr); }
 };
 
-// No identity tracking: a virtual base reached twice is written twice.
+// A virtual base reached twice is written twice (identity is tracked for shared_ptr only).
 template <class B>
 struct codec<::cereal::virtual_base_class<B>> {
   static constexpr bool saveable = codec<B>::saveable, loadable = codec<B>::loadable;
