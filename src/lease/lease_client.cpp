@@ -406,8 +406,6 @@ void lease_client::handle_frame(std::size_t i, const protocol::frame_header& h, 
     case frame_kind::waiting:
       c.waiting = true;
       return;
-    case frame_kind::started:  // the client holds no call behind another: nothing to start
-      return;
     case frame_kind::shutdown:
       lose(i, "the executor shut down");
       return;
