@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <string>
 
 namespace cppless {
@@ -34,6 +35,12 @@ void stop();
 // Writes what is pending (also done every 100 ms and at exit).
 void flush();
 [[nodiscard]] bool enabled() noexcept;
+
+// For backends that lease resources (the rFaaS design): one "lease" line when a lease ends, with
+// its memory, how long it was allocated and how long its executors hot-polled, so that
+// `cppless report` bills it by rFaaS' formula. Does nothing while tracing is off.
+void record_lease(const std::string& lease, unsigned memory_mb, std::chrono::nanoseconds allocated,
+                  std::chrono::nanoseconds hot_poll);
 
 namespace detail {
 struct call_record;

@@ -108,6 +108,12 @@ class sink {
     records.clear();
   }
 
+  // A line written as it is (lease records: rare, not on the call path).
+  void push_line(std::string line) {
+    std::lock_guard lock(mutex_);
+    if (!stopping_) lines_.push_back(std::move(line));
+  }
+
   void flush() {
     std::unique_lock lock(mutex_);
     const std::uint64_t want = ++flush_requested_;
@@ -139,10 +145,13 @@ class sink {
                      [&] { return stopping_ || flush_requested_ > flush_done_ || pending_.size() >= wake_at; });
       std::vector<call_record*> batch;
       batch.swap(pending_);
+      std::vector<std::string> lines;
+      lines.swap(lines_);
       const std::uint64_t request = flush_requested_;
       const bool last = stopping_;
       lock.unlock();
       write_batch(batch);
+      for (const std::string& line : lines) write_all(line);
       lock.lock();
       // Records are recycled through push() (no allocation per call); beyond a few batches, freed.
       for (call_record* r : batch) {
@@ -296,6 +305,7 @@ class sink {
   std::condition_variable wake_, flushed_;
   static constexpr std::size_t wake_at = 4096;  // pending records that wake the writer at once
   std::vector<call_record*> pending_, spare_;
+  std::vector<std::string> lines_;
   std::uint64_t flush_requested_ = 0, flush_done_ = 0;
   bool stopping_ = false;
   std::thread writer_;
@@ -464,6 +474,19 @@ void stop() {
 void flush() {
   records.hand_over();
   if (sink* s = current.load(std::memory_order_acquire)) s->flush();
+}
+
+void record_lease(const std::string& lease, unsigned memory_mb, std::chrono::nanoseconds allocated,
+                  std::chrono::nanoseconds hot_poll) {
+  if (!detail::active.load(std::memory_order_relaxed)) return;
+  sink* s = sink_for_record();
+  if (s == nullptr) return;
+  std::string line = "{\"v\":" + std::to_string(format_version) + ",\"kind\":\"lease\",\"pid\":" +
+                     std::to_string(::getpid()) + ",\"lease\":";
+  append_json_string(line, lease);
+  line += ",\"memory_mb\":" + std::to_string(memory_mb) + ",\"allocated_ns\":" + std::to_string(allocated.count()) +
+          ",\"hot_poll_ns\":" + std::to_string(hot_poll.count()) + "}\n";
+  s->push_line(std::move(line));
 }
 
 bool enabled() noexcept { return detail::active.load(std::memory_order_relaxed); }

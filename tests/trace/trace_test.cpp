@@ -131,3 +131,23 @@ TEST(Trace, UnwritablePathIsAClearError) {
   }
   EXPECT_FALSE(cppless::trace::enabled());
 }
+
+TEST(Trace, LeaseLines) {
+  const std::string path = temp_path("cppless-trace-lease");
+  cppless::trace::record_lease("before-start", 1024, std::chrono::seconds(1), std::chrono::seconds(1));  // off: nothing
+  cppless::trace::start(path);
+  cppless::trace::record_lease("L\"1", 2048, std::chrono::seconds(10), std::chrono::milliseconds(1500));
+  cppless::trace::stop();
+  const auto lines = read_lines(path);
+  int leases = 0;
+  for (const json& j : lines) {
+    if (j.at("kind") != "lease") continue;
+    ++leases;
+    EXPECT_EQ(j.at("lease"), "L\"1");
+    EXPECT_EQ(j.at("memory_mb"), 2048);
+    EXPECT_EQ(j.at("allocated_ns").get<std::int64_t>(), 10'000'000'000);
+    EXPECT_EQ(j.at("hot_poll_ns").get<std::int64_t>(), 1'500'000'000);
+  }
+  EXPECT_EQ(leases, 1);
+  std::filesystem::remove(path);
+}
