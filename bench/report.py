@@ -740,7 +740,7 @@ def block_shared_ml(ml):
     return (ml["note"]
             + f"Crucial's applications (`examples/ml`), {first['workers']} workers, {first['iterations']} iterations, "
             "one run each. *shared state per iteration*: the median over the workers of the time each "
-            "the model in Redis; *model equal*: the final model equals the serial one.\n\n"
+            "spent in shared-object calls per iteration; *model equal*: the final model equals the serial one.\n\n"
             + table(["application", "mode", "seconds", "per iteration", "shared state per iteration",
                      "speedup over serial", "model equal"], out))
 
