@@ -631,7 +631,23 @@ def block_shared(sh):
             "the same run; + PING = the difference. Single-key operations (reads and writes: one object, one "
             f"script, one round trip) are held to ≤ {SHARED_GOAL}x; compound ones are shown with their "
             "ratio, without a verdict.\n\n"
-            + table(["operation", "kind", "median", "p99", "× PING", "+ PING", f"≤ {SHARED_GOAL}x PING"], rows))
+            + table(["operation", "kind", "median", "p99", "× PING", "+ PING", f"≤ {SHARED_GOAL}x PING"], rows)
+            + shared_summary(latency))
+
+
+def shared_summary(latency):
+    """One sentence: the range of × PING of the reads and of the single-key writes, against the goal."""
+    parts = []
+    for kind, name in (("read", "reads"), ("write", "single-key writes")):
+        ratios = [latency[op]["ratio"].median for op, _, k in shared_kinds(latency)
+                  if k == kind and latency[op].get("ratio") and latency[op]["ratio"].ok]
+        if ratios:
+            lo, hi = min(ratios), max(ratios)
+            span = fmt_ratio(lo) if lo == hi else f"{fmt_ratio(lo)} – {fmt_ratio(hi)}"
+            missed = sum(r > SHARED_GOAL for r in ratios)
+            parts.append(f"{name} {span} a `PING` ({'all within' if not missed else f'{missed} of {len(ratios)} above'} "
+                         f"{SHARED_GOAL}x)")
+    return ("\n\nIn this run: " + "; ".join(parts) + ".") if parts else ""
 
 
 def block_shared_scale(sh):
