@@ -532,7 +532,7 @@ def not_measured(records, file, step):
 
 def this_run(records, file, step):
     """The records of one program's results file, unless the step log of this run shows that the
-    program did not run (a quick run skips it; the file then holds an earlier run's results)."""
+    program did not run (BENCH_ONLY left it out, or it was not built; the file then holds an earlier run's results)."""
     steps = {r.get("case") for r in records if r.get("suite") == "step"}
     if steps and step not in steps:
         return []
