@@ -30,14 +30,16 @@ def load(results_dir):
     records = []
     for path in sorted(glob.glob(os.path.join(results_dir, "*.jsonl"))):
         with open(path) as f:
-            for line in f:
+            for lineno, line in enumerate(f, 1):
                 line = line.strip()
                 if not line.startswith("{"):
                     continue
                 try:
                     rec = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
+                except json.JSONDecodeError as e:
+                    # A garbled line is a broken run: say so instead of reporting the rest as if whole.
+                    sys.exit(f"report.py: {path}:{lineno}: not a JSON object ({e.msg}); rerun that "
+                             "benchmark or remove the file")
                 rec["_file"] = os.path.basename(path)
                 records.append(rec)
     meta = {}
@@ -530,7 +532,7 @@ def not_measured(records, file, step):
 
 def this_run(records, file, step):
     """The records of one program's results file, unless the step log of this run shows that the
-    program did not run (a quick run skips it; the file then holds an earlier run's results)."""
+    program did not run (BENCH_ONLY left it out, or it was not built; the file then holds an earlier run's results)."""
     steps = {r.get("case") for r in records if r.get("suite") == "step"}
     if steps and step not in steps:
         return []
@@ -629,7 +631,23 @@ def block_shared(sh):
             "the same run; + PING = the difference. Single-key operations (reads and writes: one object, one "
             f"script, one round trip) are held to ≤ {SHARED_GOAL}x; compound ones are shown with their "
             "ratio, without a verdict.\n\n"
-            + table(["operation", "kind", "median", "p99", "× PING", "+ PING", f"≤ {SHARED_GOAL}x PING"], rows))
+            + table(["operation", "kind", "median", "p99", "× PING", "+ PING", f"≤ {SHARED_GOAL}x PING"], rows)
+            + shared_summary(latency))
+
+
+def shared_summary(latency):
+    """One sentence: the range of × PING of the reads and of the single-key writes, against the goal."""
+    parts = []
+    for kind, name in (("read", "reads"), ("write", "single-key writes")):
+        ratios = [latency[op]["ratio"].median for op, _, k in shared_kinds(latency)
+                  if k == kind and latency[op].get("ratio") and latency[op]["ratio"].ok]
+        if ratios:
+            lo, hi = min(ratios), max(ratios)
+            span = fmt_ratio(lo) if lo == hi else f"{fmt_ratio(lo)} – {fmt_ratio(hi)}"
+            missed = sum(r > SHARED_GOAL for r in ratios)
+            parts.append(f"{name} {span} a `PING` ({'all within' if not missed else f'{missed} of {len(ratios)} above'} "
+                         f"{SHARED_GOAL}x)")
+    return ("\n\nIn this run: " + "; ".join(parts) + ".") if parts else ""
 
 
 def block_shared_scale(sh):
@@ -664,6 +682,87 @@ def block_shared_scale(sh):
             "Processes are forked clients; functions are lambdas capturing the counter's handle, run by "
             "cppless' local workers (one worker per function).\n\n"
             + table(["concurrent clients", "calls/s", "per client", "vs 1 process"], tp_rows))
+
+
+def separate_run(records, file, step):
+    """The records of a results file that the suite's step log may not list (written by a hand run
+    of the program), and a note saying which run they come from."""
+    recs = [r for r in records if r.get("_file") == file]
+    steps = {r.get("case") for r in records if r.get("suite") == "step"}
+    note = "" if step in steps else f"From a separate run of `{step}` (not in this suite's step log). "
+    return recs, note
+
+
+def lease_measured(records):
+    return any(r.get("_file") == "bench_lease.jsonl" and r.get("suite") == "lease" for r in records)
+
+
+def cluster_figures(records):
+    """bench_shared_cluster: {'rows': [(op, redis, masters, record)], 'note'} or Unavailable."""
+    recs, note = separate_run(records, "bench_shared_cluster.jsonl", "bench_shared_cluster")
+    rows = [r for r in recs if r.get("suite") == "shared_cluster" and "ops_per_s" in r]
+    if not rows:
+        return Unavailable(not_measured(records, "bench_shared_cluster.jsonl", "bench_shared_cluster"))
+    return {"rows": rows, "note": note}
+
+
+def block_shared_cluster(cl):
+    if isinstance(cl, Unavailable):
+        return f"_bench_shared_cluster: {cl.reason}._"
+    first = cl["rows"][0]
+
+    def where(r):
+        return "one Redis server" if r["redis"] == "standalone" else (
+            f"Redis Cluster, {r['masters']} master{'s' if r['masters'] != 1 else ''}")
+
+    rows = [[f"`{r['op']}`", where(r), f"{fmt_rate(r['ops_per_s'])} ops/s",
+             f"{fmt_rate(r['min_ops_per_s'])} – {fmt_rate(r['max_ops_per_s'])}", fmt_ratio(r["ratio_vs_1_master"])]
+            for r in cl["rows"]]
+    return (cl["note"]
+            + f"{first['clients']} client processes, each writing its own object for a fixed window, the "
+            f"configurations taking turns; median over {first['rounds']} round{'s' if first['rounds'] != 1 else ''}, "
+            "lowest – highest round in the spread column.\n\n"
+            + table(["operation", "Redis", "median", "spread over rounds", "÷ 1 master"], rows))
+
+
+ML_MODES = [("serial", "serial"), ("threads", "std::thread"), ("cppless", "cppless (model in Redis)")]
+
+
+def ml_figures(records):
+    """bench_shared_ml: {'rows': {app: {mode: record}}, 'note'} or Unavailable."""
+    recs, note = separate_run(records, "bench_shared_ml.jsonl", "bench_shared_ml")
+    rows = defaultdict(dict)
+    for r in recs:
+        if r.get("suite") == "ml" and "seconds" in r:
+            rows[r["app"]][r["mode"]] = r
+    if not rows:
+        return Unavailable(not_measured(records, "bench_shared_ml.jsonl", "bench_shared_ml"))
+    return {"rows": dict(rows), "note": note}
+
+
+def block_shared_ml(ml):
+    if isinstance(ml, Unavailable):
+        return f"_bench_shared_ml: {ml.reason}._"
+    names = {"kmeans": "k-means", "logreg": "logistic regression"}
+    out = []
+    first = None
+    for app, modes in ml["rows"].items():
+        for mode, label in ML_MODES:
+            r = modes.get(mode)
+            if not r:
+                out.append([names.get(app, app), label, "not measured", "", "", "", ""])
+                continue
+            first = first or r
+            it = r["iterations"]
+            shared = f"{r['shared_ms_per_iteration']:.1f} ms" if mode == "cppless" else "–"
+            out.append([names.get(app, app), label, fmt_s(r["seconds"]), fmt_ns(r["seconds"] / it * 1e9),
+                        shared, fmt_ratio(r["speedup_vs_serial"]), "yes" if r.get("model_equal") else "**NO**"])
+    return (ml["note"]
+            + f"Crucial's applications (`examples/ml`), {first['workers']} workers, {first['iterations']} iterations, "
+            "one run each. *shared state per iteration*: the median over the workers of the time each "
+            "spent in shared-object calls per iteration; *model equal*: the final model equals the serial one.\n\n"
+            + table(["application", "mode", "seconds", "per iteration", "shared state per iteration",
+                     "speedup over serial", "model equal"], out))
 
 
 def aws_figures(records):
@@ -1099,12 +1198,15 @@ def main():
         "serialization": block_serialization(ser),
         "shared": block_shared(shared),
         "shared-scale": block_shared_scale(shared),
+        "shared-cluster": block_shared_cluster(cluster_figures(records)),
+        "shared-ml": block_shared_ml(ml_figures(records)),
         "aws": block_aws(aws),
         "graph": block_graph(graph),
         "raytracer": block_raytracer(raytracer),
         "cost": block_cost(cost),
         "trace": block_trace(tracing),
-        "lease": block_lease(lease),
+        "lease": (separate_run(records, "bench_lease.jsonl", "bench_lease")[1]
+                  if lease_measured(records) else "") + block_lease(lease),
         "steps": block_steps(records),
     }
     text = open(doc).read() if os.path.exists(doc) else "# Performance\n"

@@ -15,8 +15,8 @@
 # 4. writes bench/results/*.jsonl and meta.json, draws docs/img/*.png (bench/plot.py) and
 #    regenerates the tables of docs/performance.md (bench/report.py)
 #
-# --quick runs the same suite, smaller (under 3 minutes on the 2-core machine once built), and
-# skips the other components' benchmarks (bench_shared, bench_graph: not part of this suite).
+# --quick runs the same suite, smaller: every benchmark program, each with its quick arguments
+# (quick_args below).
 # BENCH_ONLY="local others limits mp lithops ray apps" restricts the steps that run (development).
 set -uo pipefail
 build=${1:-build}
@@ -129,15 +129,24 @@ if want local && [[ -x $build/bench/bench_local ]]; then
   done
 fi
 
-# The other components' benchmarks (bench_shared, bench_graph, ...); a quick run keeps only
-# bench_serialization, which the suite's section 5 needs.
+# Every other build/bench/bench_* (bench_shared, bench_graph, bench_lease, bench_cost, ...): each
+# one runs, the quick run with the smaller arguments its program accepts (not every program knows
+# --quick). A program without an entry here gets --quick; add an entry when one does not accept it.
+quick_args() {
+  case $1 in
+    bench_serialization) echo --reps 21 ;;
+    bench_shared_cluster) echo --rounds 1 --window-ms 300 ;;
+    bench_shared_ml) echo --iterations 3 ;;
+    *) echo --quick ;;
+  esac
+}
 if want others; then
   for exe in "$build"/bench/bench_*; do
     name=$(basename "$exe")
     [[ -x $exe && $name != bench_local && $name != bench_apps ]] || continue
-    ((quick)) && [[ $name != bench_serialization ]] && continue
     : >"$results/$name.jsonl"
-    run_step "$name" 900 "$results/$name.jsonl" "$exe" $([[ $quick == 1 ]] && echo --quick)
+    # shellcheck disable=SC2046 # the arguments are words on purpose
+    run_step "$name" 900 "$results/$name.jsonl" "$exe" $( ((quick)) && quick_args "$name")
   done
 fi
 
