@@ -12,7 +12,7 @@
 // An executor is this same executable, shipped once to each executor manager (cached by content
 // hash), started in lease worker mode (chosen before main runs), pinned to one core with its
 // memory limited, and connected to the client by one persistent TCP connection carrying the
-// frames of cppless/protocol.hpp. Hot executors busy-poll their socket between calls (for the
+// frames of the worker protocol (src/core/protocol.hpp). Hot executors busy-poll their socket between calls (for the
 // manager's hot-poll window, then block); warm executors block, and refuse at once a call their
 // core cannot take (another executor of that core runs one): the client sends it elsewhere.
 // Inside a function, lease_dispatcher::from_env() sends nested calls back to the client, which

@@ -11,7 +11,7 @@
 #pragma once
 
 #include <cppless/byte_buffer.hpp>
-#include <cppless/protocol.hpp>
+#include "core/protocol.hpp"
 
 #include <cstdint>
 #include <exception>

@@ -1,6 +1,6 @@
 // Frame decoding for any byte stream (shared-memory ring, TCP).
 #include <cppless/error.hpp>
-#include <cppless/protocol.hpp>
+#include "core/protocol.hpp"
 
 #include <cstring>
 

@@ -2,7 +2,7 @@
 #include <cppless/entry.hpp>
 #include <cppless/error.hpp>
 #include <cppless/identity.hpp>
-#include <cppless/protocol.hpp>
+#include "core/protocol.hpp"
 
 #include <cxxabi.h>
 

@@ -300,7 +300,7 @@ class sink {
   clock::time_point steady0_;
   std::chrono::system_clock::time_point wall0_;
   std::uint64_t ticks0_ = 0;
-  double ns_per_tick_ = 1.0;
+  [[maybe_unused]] double ns_per_tick_ = 1.0;  // unused where the tick clock is steady_clock (arm64)
   std::mutex mutex_;
   std::condition_variable wake_, flushed_;
   static constexpr std::size_t wake_at = 4096;  // pending records that wake the writer at once

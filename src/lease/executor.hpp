@@ -6,7 +6,7 @@
 #include "executor_shared.hpp"
 
 #include <cppless/instance.hpp>
-#include <cppless/protocol.hpp>
+#include "core/protocol.hpp"
 
 #include <chrono>
 #include <memory>

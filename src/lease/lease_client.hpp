@@ -7,7 +7,7 @@
 
 #include <cppless/instance.hpp>
 #include <cppless/lease.hpp>
-#include <cppless/protocol.hpp>
+#include "core/protocol.hpp"
 
 #include <deque>
 #include <memory>

@@ -8,7 +8,7 @@
 
 #include <cppless/instance.hpp>
 #include <cppless/local.hpp>
-#include <cppless/protocol.hpp>
+#include "core/protocol.hpp"
 
 #include <deque>
 #include <memory>

@@ -9,7 +9,7 @@
 #include "worker_process.hpp"
 
 #include <cppless/instance.hpp>
-#include <cppless/protocol.hpp>
+#include "core/protocol.hpp"
 
 #include <chrono>
 #include <atomic>

@@ -1,6 +1,6 @@
 // The frame decoder takes bytes in any split and rejects garbage with a protocol error.
 #include <cppless/error.hpp>
-#include <cppless/protocol.hpp>
+#include "core/protocol.hpp"
 
 #include <gtest/gtest.h>
 

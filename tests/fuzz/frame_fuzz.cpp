@@ -10,7 +10,7 @@
 #include "local/shm_channel.hpp"
 
 #include <cppless/error.hpp>
-#include <cppless/protocol.hpp>
+#include "core/protocol.hpp"
 
 #include <cstdint>
 #include <cstdio>

@@ -1,4 +1,5 @@
-// cppless/protocol.hpp — the worker protocol, independent of the transport that carries it.
+// core/protocol.hpp — the worker protocol, independent of the transport that carries it (internal:
+// backends include it; users never see frames).
 //
 // A host and a worker exchange frames: a fixed 48-byte header and a payload. The same frames
 // travel over the local backend's shared-memory rings and can travel over a TCP stream (leased
