@@ -22,6 +22,14 @@ constexpr std::string_view raw_type_name() {
 }
 }  // namespace detail
 
+// The 16-digit lower-case hex form of a 64-bit id (manifest, wire formats, object keys).
+inline std::string hex64(std::uint64_t v) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) s[static_cast<std::size_t>(i)] = digits[v & 0xF];
+  return s;
+}
+
 // 64-bit FNV-1a followed by a final avalanche mix: stable, platform independent.
 constexpr std::uint64_t hash64(std::string_view text, std::uint64_t seed = 0xcbf29ce484222325ull) {
   std::uint64_t h = seed;

@@ -2,6 +2,7 @@
 
 #include <cppless/base64.hpp>
 #include <cppless/error.hpp>
+#include <cppless/identity.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -11,12 +12,6 @@
 namespace cppless::aws::wire {
 
 namespace {
-
-std::string hex(std::uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::uint64_t parse_hex(const nlohmann::json& doc, const char* key) {
   auto it = doc.find(key);
@@ -53,9 +48,9 @@ std::string encode_request(std::uint64_t function_id, std::uint64_t fingerprint,
   std::string out;
   out.reserve(request_size(payload.size()));
   out += R"({"cppless":1,"function":")";
-  out += hex(function_id);
+  out += hex64(function_id);
   out += R"(","fingerprint":")";
-  out += hex(fingerprint);
+  out += hex64(fingerprint);
   out += R"(","payload":")";
   base64_encode_append(payload, out);
   out += "\"}";

@@ -120,11 +120,6 @@ std::string json_string(std::string_view text) {
   return out;
 }
 
-std::string hex(std::uint64_t v) {
-  char buf[20];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 }  // namespace
 
 std::string registry::manifest_json() const {
@@ -135,7 +130,7 @@ std::string registry::manifest_json() const {
     if (!first) out += ",";
     first = false;
     out += "{\"id\":" + json_string(e->id) + ",\"function_name\":" + json_string(e->name) +
-           ",\"hash\":\"" + hex(e->id_hash) + "\",\"fingerprint\":\"" + hex(e->fingerprint) +
+           ",\"hash\":\"" + hex64(e->id_hash) + "\",\"fingerprint\":\"" + hex64(e->fingerprint) +
            "\",\"config\":{\"memory\":" + std::to_string(e->config.memory_mb) +
            ",\"timeout\":" + std::to_string(e->config.timeout_s) +
            ",\"ephemeral_storage\":" + std::to_string(e->config.ephemeral_storage_mb) +

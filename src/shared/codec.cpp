@@ -3,13 +3,6 @@
 
 namespace cppless::shared::detail {
 
-std::string hex64(std::uint64_t v) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string s(16, '0');
-  for (int i = 15; i >= 0; --i, v >>= 4) s[static_cast<std::size_t>(i)] = digits[v & 0xF];
-  return s;
-}
-
 std::string type_from_pretty(std::string_view pretty) {
   // Clang: "... pretty_function() [T = std::vector<int>]"; GCC: "... [with T = std::vector<int>; ...]".
   auto at = pretty.find("T = ");

@@ -8,7 +8,7 @@ trap 'rm -rf "$work"' EXIT
 objs=()
 for src in "$root"/src/core/*.cpp "$root"/src/local/*.cpp; do
   obj="$work/$(basename "$src").o"
-  "$gxx" -std=c++20 -O1 -Wall -Wextra -Werror -I"$root/include" -c "$src" -o "$obj" &
+  "$gxx" -std=c++20 -O1 -Wall -Wextra -Werror -I"$root/include" -I"$root/src" -c "$src" -o "$obj" &
   objs+=("$obj")
   if (( ${#objs[@]} % 2 == 0 )); then wait; fi
 done

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cppless/archive.hpp>
+#include <cppless/identity.hpp>
 #include <cppless/shared/errors.hpp>
 
 #include <charconv>
@@ -37,7 +38,7 @@ constexpr std::uint64_t fnv1a(std::string_view s) {
   return h;
 }
 
-std::string hex64(std::uint64_t v);
+using cppless::hex64;
 // The "T = ..." part of a __PRETTY_FUNCTION__, i.e. the type as the compiler spells it.
 std::string type_from_pretty(std::string_view pretty);
 
